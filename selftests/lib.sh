@@ -1,0 +1,237 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Shared helpers of the rocetune selftests (sourced, not run).
+#
+# A test script sets ALL_TESTS to the names of its test functions, sources
+# this file and calls rt_run_tests.  Each test function sets RET=0, checks
+# with check_err/check_fail and ends with log_test "description", which
+# prints one TAP line.  Exit status follows kselftest: 0 pass, 1 fail,
+# 4 skip.
+
+KSFT_PASS=0
+KSFT_FAIL=1
+KSFT_SKIP=4
+
+RT_SELFTESTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+RT_TOP=$(cd "$RT_SELFTESTS/.." && pwd)
+# Modules built for this kernel by "make kmod KVER=..." (see vm/run.sh);
+# elsewhere the installed ones are used through modprobe.
+RT_KVER=${RT_KVER:-$(uname -r)}
+RT_BUILD=${RT_BUILD:-$RT_TOP/build/$RT_KVER}
+
+RET=0
+RETMSG=
+rt_ntests=0
+rt_nfail=0
+rt_nskip=0
+
+# Address plan of the Soft-RoCE wire (a veth pair in the initial netns).
+RT_NETDEV0=va
+RT_NETDEV1=vb
+RT_IP0=10.0.0.1
+RT_IP1=10.0.0.2
+RT_RXE0=rxe0
+RT_RXE1=rxe1
+
+check_err() {
+	local err=$1 msg=$2
+
+	if [ "$RET" -eq 0 ] && [ "$err" -ne 0 ]; then
+		RET=$err
+		RETMSG=$msg
+	fi
+}
+
+check_fail() {
+	local err=$1 msg=$2
+
+	if [ "$RET" -eq 0 ] && [ "$err" -eq 0 ]; then
+		RET=1
+		RETMSG=$msg
+	fi
+}
+
+log_test() {
+	local name=$1
+
+	rt_ntests=$((rt_ntests + 1))
+	if [ "$RET" -ne 0 ]; then
+		echo "not ok $rt_ntests $name # $RETMSG"
+		rt_nfail=$((rt_nfail + 1))
+	else
+		echo "ok $rt_ntests $name"
+	fi
+	RET=0
+	RETMSG=
+}
+
+log_skip() {
+	rt_ntests=$((rt_ntests + 1))
+	rt_nskip=$((rt_nskip + 1))
+	echo "ok $rt_ntests $1 # SKIP $2"
+	RET=0
+	RETMSG=
+}
+
+# rt_run_tests: run every function in ALL_TESTS, print the plan first.
+rt_run_tests() {
+	local t n=0
+
+	for t in $ALL_TESTS; do n=$((n + 1)); done
+	echo "TAP version 13"
+	echo "1..$n"
+	for t in $ALL_TESTS; do
+		"$t"
+	done
+	if [ "$rt_nfail" -ne 0 ]; then
+		exit $KSFT_FAIL
+	fi
+	if [ "$rt_nskip" -eq "$rt_ntests" ] && [ "$rt_ntests" -ne 0 ]; then
+		exit $KSFT_SKIP
+	fi
+	exit $KSFT_PASS
+}
+
+rt_require_root() {
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "# SKIP: needs root"
+		exit $KSFT_SKIP
+	fi
+}
+
+rt_require_cmd() {
+	local c
+
+	for c in "$@"; do
+		if ! command -v "$c" > /dev/null; then
+			echo "# SKIP: $c is not installed"
+			exit $KSFT_SKIP
+		fi
+	done
+}
+
+# wait_for SECS CMD...: run CMD until it succeeds or SECS have passed.
+wait_for() {
+	local deadline=$(($(date +%s) + $1))
+
+	shift
+	while ! "$@" > /dev/null 2>&1; do
+		[ "$(date +%s)" -lt "$deadline" ] || return 1
+		sleep 0.2
+	done
+}
+
+# Kernel modules ------------------------------------------------------
+
+# rt_modload NAME PATH [PARAM...]: load a module from this tree's build
+# (PATH relative to build/KVER/), else the installed one with modprobe.
+# The RDMA core is loaded first, as insmod does not resolve dependencies.
+rt_modload() {
+	local name=$1 ko=$2
+
+	shift 2
+	if [ -f "$RT_BUILD/$ko" ]; then
+		modprobe -q ib_core || return 1
+		insmod "$RT_BUILD/$ko" "$@"
+	else
+		modprobe "$name" "$@"
+	fi
+}
+
+rt_kmod_load() {
+	rt_modload rocetune kmod/rocetune.ko
+}
+
+rt_kmod_unload() {
+	if [ -d /sys/module/rocetune ]; then
+		rmmod rocetune
+	fi
+}
+
+rt_kmod_loaded() {
+	[ -d /sys/module/rocetune ]
+}
+
+# dmesg_has PATTERN: the kernel log contains an extended regexp.  The VM
+# runner clears the log before each test script.
+dmesg_has() {
+	dmesg -t | grep -Eq "$1"
+}
+
+# The Soft-RoCE wire --------------------------------------------------
+#
+# rxe works only in the initial network namespace, so both ends live
+# there: a veth pair whose two addresses are local, with policy routing
+# that sends traffic between them over the wire instead of "lo".
+
+rt_wire_up() {
+	local v
+
+	modprobe -q veth || return 1
+	modprobe -q rdma_rxe || return 1
+	ip link add "$RT_NETDEV0" type veth peer name "$RT_NETDEV1" || return 1
+	for v in all "$RT_NETDEV0" "$RT_NETDEV1"; do
+		sysctl -qw "net.ipv4.conf.$v.accept_local=1" \
+			"net.ipv4.conf.$v.rp_filter=0"
+	done
+	sysctl -qw "net.ipv6.conf.$RT_NETDEV0.disable_ipv6=1" \
+		"net.ipv6.conf.$RT_NETDEV1.disable_ipv6=1"
+	ip addr add "$RT_IP0/32" dev "$RT_NETDEV0"
+	ip addr add "$RT_IP1/32" dev "$RT_NETDEV1"
+	ip link set "$RT_NETDEV0" up
+	ip link set "$RT_NETDEV1" up
+	if ! ip rule show pref 100 | grep -q lookup; then
+		ip rule add pref 100 lookup local
+		ip rule del pref 0 2> /dev/null
+	fi
+	ip rule add pref 10 iif lo lookup 100
+	ip rule add pref 11 oif "$RT_NETDEV0" lookup 100
+	ip rule add pref 12 oif "$RT_NETDEV1" lookup 100
+	ip route add "$RT_IP1/32" dev "$RT_NETDEV0" src "$RT_IP0" table 100
+	ip route add "$RT_IP0/32" dev "$RT_NETDEV1" src "$RT_IP1" table 100
+	rdma link add "$RT_RXE0" type rxe netdev "$RT_NETDEV0" || return 1
+	rdma link add "$RT_RXE1" type rxe netdev "$RT_NETDEV1" || return 1
+	wait_for 10 rt_gid_index "$RT_RXE0" "$RT_IP0" &&
+		wait_for 10 rt_gid_index "$RT_RXE1" "$RT_IP1"
+}
+
+rt_wire_down() {
+	local p
+
+	rdma link del "$RT_RXE0" 2> /dev/null
+	rdma link del "$RT_RXE1" 2> /dev/null
+	ip link del "$RT_NETDEV0" 2> /dev/null
+	for p in 10 11 12; do
+		ip rule del pref "$p" 2> /dev/null
+	done
+	ip route flush table 100 2> /dev/null
+	if ! ip rule show pref 0 | grep -q lookup; then
+		ip rule add pref 0 lookup local
+		ip rule del pref 100 2> /dev/null
+	fi
+	return 0
+}
+
+# rt_gid_index DEV IPV4: print the index of DEV's RoCEv2 GID for IPV4.
+rt_gid_index() {
+	local dev=$1 ip=$2 d=/sys/class/infiniband/$1/ports/1 f i gid want
+
+	want=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' \
+		$(echo "$ip" | tr . ' '))
+	for f in "$d"/gid_attrs/types/*; do
+		i=${f##*/}
+		[ "$(cat "$f" 2> /dev/null)" = "RoCE v2" ] || continue
+		gid=$(cat "$d/gids/$i" 2> /dev/null)
+		if [ "$gid" = "$want" ]; then
+			echo "$i"
+			return 0
+		fi
+	done
+	return 1
+}
+
+# rt_port_listening PORT: a TCP socket listens on PORT.
+rt_port_listening() {
+	ss -ltnH "sport = :$1" | grep -q LISTEN
+}

@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: ((GPL-2.0-only WITH Linux-syscall-note) OR BSD-3-Clause) */
+/*
+ * rocetune generic netlink protocol.
+ *
+ * This header is the single source of truth for the protocol between
+ * rocetune.ko and user space; Documentation/netlink.rst describes each
+ * command.  Rules: every enum starts at 1 after UNSPEC, values are never
+ * reused or renumbered, new values are only appended before __*_MAX;
+ * every counter is its own u64 attribute (padded with the set's PAD
+ * attribute); no binary structures.
+ */
+#ifndef _UAPI_LINUX_ROCETUNE_H
+#define _UAPI_LINUX_ROCETUNE_H
+
+#define ROCETUNE_FAMILY_NAME		"rocetune"
+#define ROCETUNE_FAMILY_VERSION		1
+
+/* Multicast group of event notifications (ROCETUNE_CMD_EVENT). */
+#define ROCETUNE_MCGRP_EVENTS		"events"
+
+enum rocetune_cmd {
+	ROCETUNE_CMD_UNSPEC,
+	ROCETUNE_CMD_DEV_GET,		/* do, dump: devices with RoCE ports */
+	ROCETUNE_CMD_PORT_GET,		/* do, dump: ports, counters, PFC */
+	ROCETUNE_CMD_CONFIG_GET,	/* do: sampling and thresholds */
+	ROCETUNE_CMD_CONFIG_SET,	/* do, CAP_NET_ADMIN */
+	ROCETUNE_CMD_EVENT,		/* notification on ROCETUNE_MCGRP_EVENTS */
+
+	__ROCETUNE_CMD_MAX,
+	ROCETUNE_CMD_MAX = __ROCETUNE_CMD_MAX - 1
+};
+
+/* Top-level attributes. */
+enum rocetune_attr {
+	ROCETUNE_A_UNSPEC,
+	ROCETUNE_A_PAD,
+	ROCETUNE_A_DEV_INDEX,		/* u32: RDMA device index */
+	ROCETUNE_A_DEV_NAME,		/* string: RDMA device name */
+	ROCETUNE_A_DEV_DRIVER,		/* string: "rxe", "mlx5", ... */
+	ROCETUNE_A_DEV_NUM_PORTS,	/* u32: RoCE ports of the device */
+	ROCETUNE_A_PORT_INDEX,		/* u32: port number, from 1 */
+	ROCETUNE_A_PORT_STATE,		/* u8: enum ib_port_state */
+	ROCETUNE_A_PORT_NETDEV_IFINDEX,	/* u32: netdev of the port */
+	ROCETUNE_A_PORT_NETDEV_NAME,	/* string */
+	ROCETUNE_A_PORT_LOWER_IFINDEX,	/* u32: physical netdev under a VLAN/bond */
+	ROCETUNE_A_PORT_LOWER_NAME,	/* string */
+	ROCETUNE_A_COUNTERS,		/* nest: enum rocetune_a_cnt, totals */
+	ROCETUNE_A_RATES,		/* nest: enum rocetune_a_cnt, per second */
+	ROCETUNE_A_HW_COUNTERS,		/* nest: ROCETUNE_A_HWC_ENTRY... */
+	ROCETUNE_A_PFC,			/* nest: enum rocetune_a_pfc */
+	ROCETUNE_A_SAMPLE_TIME_NS,	/* u64: CLOCK_MONOTONIC of the sample */
+	ROCETUNE_A_INTERVAL_MS,		/* u32: sampling interval */
+	ROCETUNE_A_STORM_MS,		/* u32: pause-storm duration threshold */
+	ROCETUNE_A_CNP_RATE_THRESH,	/* u64: CNP/s (rx + tx), 0 = off */
+	ROCETUNE_A_ECN_RATE_THRESH,	/* u64: ECN-CE packets/s, 0 = off */
+	ROCETUNE_A_EVENT_TYPE,		/* u32: enum rocetune_event */
+	ROCETUNE_A_EVENT_TIME_NS,	/* u64: CLOCK_MONOTONIC of the event */
+	ROCETUNE_A_EVENT_PRIO,		/* u8: priority (PFC events) */
+	ROCETUNE_A_EVENT_VALUE,		/* u64: the value that crossed */
+	ROCETUNE_A_EVENT_THRESH,	/* u64: the threshold it crossed */
+	ROCETUNE_A_EVENT_DURATION_MS,	/* u64: storm length so far / total */
+	ROCETUNE_A_DEV_OLD_NAME,	/* string: name before a rename */
+
+	__ROCETUNE_A_MAX,
+	ROCETUNE_A_MAX = __ROCETUNE_A_MAX - 1
+};
+
+/*
+ * Vendor-normalized port counters (nested in ROCETUNE_A_COUNTERS and
+ * ROCETUNE_A_RATES), all u64.  A counter the device does not have is
+ * absent, never zero.  Documentation/counters.rst maps each to the vendor
+ * names it comes from.
+ */
+enum rocetune_a_cnt {
+	ROCETUNE_A_CNT_UNSPEC,
+	ROCETUNE_A_CNT_PAD,
+	ROCETUNE_A_CNT_TX_PKTS,
+	ROCETUNE_A_CNT_RX_PKTS,
+	ROCETUNE_A_CNT_RX_ECN_CE_PKTS,
+	ROCETUNE_A_CNT_TX_CNP_PKTS,
+	ROCETUNE_A_CNT_RX_CNP_PKTS,
+	ROCETUNE_A_CNT_RX_CNP_IGNORED_PKTS,
+	ROCETUNE_A_CNT_OUT_OF_SEQUENCE,
+	ROCETUNE_A_CNT_RX_SEQ_ERR_NAKS,
+	ROCETUNE_A_CNT_RX_RNR_NAKS,
+	ROCETUNE_A_CNT_LOCAL_ACK_TIMEOUTS,
+	ROCETUNE_A_CNT_DUPLICATE_REQUESTS,
+
+	__ROCETUNE_A_CNT_MAX,
+	ROCETUNE_A_CNT_MAX = __ROCETUNE_A_CNT_MAX - 1
+};
+
+/* ROCETUNE_A_HW_COUNTERS holds one ROCETUNE_A_HWC_ENTRY nest per counter. */
+enum rocetune_a_hwc {
+	ROCETUNE_A_HWC_UNSPEC,
+	ROCETUNE_A_HWC_PAD,
+	ROCETUNE_A_HWC_ENTRY,		/* nest: NAME + VALUE */
+	ROCETUNE_A_HWC_NAME,		/* string: the driver's counter name */
+	ROCETUNE_A_HWC_VALUE,		/* u64: raw value, 64-bit accumulated */
+
+	__ROCETUNE_A_HWC_MAX,
+	ROCETUNE_A_HWC_MAX = __ROCETUNE_A_HWC_MAX - 1
+};
+
+/* Per-port PFC state of the port's (lower) netdev, from its DCB ops. */
+enum rocetune_a_pfc {
+	ROCETUNE_A_PFC_UNSPEC,
+	ROCETUNE_A_PFC_PAD,
+	ROCETUNE_A_PFC_CAP,		/* u8: traffic classes that can be PFC-enabled */
+	ROCETUNE_A_PFC_ENABLED,		/* u8: bitmap of PFC-enabled priorities */
+	ROCETUNE_A_PFC_PRIO,		/* nest, one per priority: rocetune_a_prio */
+
+	__ROCETUNE_A_PFC_MAX,
+	ROCETUNE_A_PFC_MAX = __ROCETUNE_A_PFC_MAX - 1
+};
+
+enum rocetune_a_prio {
+	ROCETUNE_A_PRIO_UNSPEC,
+	ROCETUNE_A_PRIO_PAD,
+	ROCETUNE_A_PRIO_INDEX,		/* u8: priority 0..7 */
+	ROCETUNE_A_PRIO_TX_PAUSE,	/* u64: PFC frames sent (ieee_pfc requests) */
+	ROCETUNE_A_PRIO_RX_PAUSE,	/* u64: PFC frames received (indications) */
+	ROCETUNE_A_PRIO_TX_PAUSE_RATE,	/* u64: frames/s over the last interval */
+	ROCETUNE_A_PRIO_RX_PAUSE_RATE,	/* u64: frames/s over the last interval */
+	ROCETUNE_A_PRIO_RX_PAUSE_DURATION_US,	/* u64: where the driver has it */
+	ROCETUNE_A_PRIO_TX_PAUSE_DURATION_US,	/* u64: where the driver has it */
+	ROCETUNE_A_PRIO_STORM,		/* u8: 1 while a pause storm lasts */
+
+	__ROCETUNE_A_PRIO_MAX,
+	ROCETUNE_A_PRIO_MAX = __ROCETUNE_A_PRIO_MAX - 1
+};
+
+/* ROCETUNE_A_EVENT_TYPE values. */
+enum rocetune_event {
+	ROCETUNE_EVENT_UNSPEC,
+	ROCETUNE_EVENT_DEV_ADD,		/* a device with RoCE ports appeared */
+	ROCETUNE_EVENT_DEV_DEL,		/* ... went away */
+	ROCETUNE_EVENT_DEV_RENAME,	/* DEV_NAME is new, DEV_OLD_NAME old */
+	ROCETUNE_EVENT_PORT_STATE,	/* PORT_STATE changed */
+	ROCETUNE_EVENT_PORT_NETDEV,	/* the port's netdev changed */
+	ROCETUNE_EVENT_STORM_START,	/* PRIO received pause for >= STORM_MS */
+	ROCETUNE_EVENT_STORM_END,	/* ... and stopped; DURATION_MS total */
+	ROCETUNE_EVENT_CNP_RATE_HIGH,	/* CNP rate rose above its threshold */
+	ROCETUNE_EVENT_CNP_RATE_NORMAL,	/* ... and fell back below it */
+	ROCETUNE_EVENT_ECN_RATE_HIGH,	/* ECN-CE rate rose above its threshold */
+	ROCETUNE_EVENT_ECN_RATE_NORMAL,	/* ... and fell back below it */
+
+	__ROCETUNE_EVENT_MAX,
+	ROCETUNE_EVENT_MAX = __ROCETUNE_EVENT_MAX - 1
+};
+
+#endif /* _UAPI_LINUX_ROCETUNE_H */

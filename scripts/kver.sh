@@ -20,8 +20,8 @@ if [ -z "$pattern" ]; then
 		echo "$running"
 		exit 0
 	fi
-	pick=$(ls "$moddir" 2>/dev/null | while read -r k; do
-		[ -d "$moddir/$k/build" ] && echo "$k"; done | sort -V | tail -n 1)
+	pick=$(for d in "$moddir"/*/build; do
+		[ -d "$d" ] && basename "$(dirname "$d")"; done | sort -V | tail -n 1)
 	if [ -z "$pick" ]; then
 		echo "kver.sh: no kernel headers in $moddir (run 'make deps')" >&2
 		exit 1
@@ -35,8 +35,8 @@ if [ -d "$moddir/$pattern" ]; then
 	exit 0
 fi
 
-pick=$(ls "$moddir" 2>/dev/null | while read -r k; do
-	case "$k" in "$pattern".* | "$pattern"-*) echo "$k" ;; esac
+pick=$(for d in "$moddir"/"$pattern".* "$moddir"/"$pattern"-*; do
+	[ -d "$d" ] && basename "$d"
 done | sort -V | tail -n 1)
 if [ -z "$pick" ]; then
 	echo "kver.sh: no installed kernel matches '$pattern' in $moddir" >&2

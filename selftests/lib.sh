@@ -215,10 +215,11 @@ rt_wire_down() {
 
 # rt_gid_index DEV IPV4: print the index of DEV's RoCEv2 GID for IPV4.
 rt_gid_index() {
-	local dev=$1 ip=$2 d=/sys/class/infiniband/$1/ports/1 f i gid want
+	local ip=$2 d=/sys/class/infiniband/$1/ports/1 f i gid want a b c e
 
+	IFS=. read -r a b c e <<< "$ip"
 	want=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' \
-		$(echo "$ip" | tr . ' '))
+		"$a" "$b" "$c" "$e")
 	for f in "$d"/gid_attrs/types/*; do
 		i=${f##*/}
 		[ "$(cat "$f" 2> /dev/null)" = "RoCE v2" ] || continue

@@ -41,7 +41,7 @@ rc_pingpong() {
 	cpid=$!
 	wait "$cpid"
 	rc=$?
-	check_err $rc "the ping-pong client failed: $(tail -n 1 /tmp/rc_client.log)"
+	check_err "$rc" "the ping-pong client failed: $(tail -n 1 /tmp/rc_client.log)"
 	timeout 10 tail --pid="$spid" -f /dev/null
 	wait "$spid"
 	check_err $? "the ping-pong server failed: $(tail -n 1 /tmp/rc_server.log)"

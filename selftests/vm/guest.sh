@@ -13,7 +13,7 @@
 
 . /run/rt.env
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
-export HOME=/root TERM=${TERM:-linux} LANG=C.UTF-8
+export HOME=/root TERM="${TERM:-linux}" LANG=C.UTF-8
 export RT_WORK RT_OUT RT_KVER
 
 # Kernel log lines that fail a test: crashes, warnings, memory corruption,
@@ -23,7 +23,8 @@ RT_DMESG_BAD='^(BUG[: ]|WARNING: |Oops|kernel BUG at|general protection fault|Un
 poweroff_now() {
 	sync
 	echo o > /proc/sysrq-trigger
-	sleep 30
+	# PID 1 must not exit, and the 9p root is going away: spin on builtins.
+	while :; do :; done
 }
 
 setup_guest() {

@@ -21,7 +21,7 @@ top=$(cd "$here/../.." && pwd)
 
 kver=6.1
 out=
-mode=test
+mode="test"
 exec_cmd=
 timeout_override=
 
@@ -35,7 +35,7 @@ while getopts "k:o:T:x:sh" opt; do
 	k) kver=$OPTARG ;;
 	o) out=$OPTARG ;;
 	T) timeout_override=$OPTARG ;;
-	x) mode=exec; exec_cmd=$OPTARG ;;
+	x) mode="exec"; exec_cmd=$OPTARG ;;
 	s) mode=shell ;;
 	*) usage ;;
 	esac
@@ -87,7 +87,7 @@ esac
 
 append="console=ttyS0 rdinit=/init panic=-1 oops=panic mitigations=off"
 append+=" slub_debug=FZPU quiet loglevel=4 ${RT_VM_APPEND:-}"
-qemu=(qemu-system-x86_64 -accel tcg,thread=multi -cpu max
+qemu=(qemu-system-x86_64 -accel "tcg,thread=multi" -cpu max
 	-smp "${RT_VM_SMP:-2}" -m "${RT_VM_MEM:-2G}"
 	-nographic -no-reboot -nodefaults -serial stdio -monitor none -nic none
 	-kernel "$kernel" -initrd "$out/initramfs.cpio" -append "$append"

@@ -15,7 +15,7 @@ rm -rf "$src"
 mkdir -p "$src/scripts"
 (cd "$top" && find kmod -type f \( -name '*.[ch]' -o -name Kbuild -o -name Makefile \) -print0 |
 	cpio --null -pdm --quiet "$src")
-cp "$top/VERSION" "$top/Kconfig" "$src/"
+cp "$top/VERSION" "$top/Kconfig" "$top/dkms/Makefile" "$src/"
 cp "$top/scripts/kver.sh" "$src/scripts/"
 sed "s/@VERSION@/$version/" "$top/dkms/dkms.conf" > "$src/dkms.conf"
 echo "$src"

@@ -6,3 +6,4 @@
 source "$(dirname "$0")/../lib.sh"
 rt_modload rt_fault selftests/harness/rt_fault.ko fault=null
 echo "still alive after a NULL dereference"
+exit 1

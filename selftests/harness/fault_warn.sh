@@ -5,3 +5,4 @@
 # The harness must still fail it, from the WARN in the kernel log.
 source "$(dirname "$0")/../lib.sh"
 rt_modload rt_fault selftests/harness/rt_fault.ko fault=warn
+rmmod rt_fault

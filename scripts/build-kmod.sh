@@ -18,7 +18,7 @@ kdir=/lib/modules/$kver/build
 out=$top/build/$kver
 
 # Module directories, each with a Kbuild file (MODULE_DIRS overrides).
-MODULE_DIRS=${MODULE_DIRS:-"kmod selftests/harness"}
+MODULE_DIRS=${MODULE_DIRS:-"kmod selftests/harness selftests/rocetune_sim"}
 
 [ -d "$kdir" ] || { echo "build-kmod: no headers for $kver in $kdir (make deps)" >&2; exit 1; }
 mkdir -p "$out"

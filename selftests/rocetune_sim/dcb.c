@@ -1,0 +1,340 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * rocetune_sim DCB: IEEE 802.1Qaz ops (ETS, PFC, APP with DSCP, maxrate,
+ * buffers, DCBX mode, apptrust where the kernel has it), validated as a
+ * real NIC driver does and kept in the device.  dcbnl calls all of them
+ * under RTNL.
+ */
+
+#include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
+#include <net/dcbnl.h>
+
+#include "rsim.h"
+
+/*
+ * rsim_fail_check - consume the fail_next_set knob: a negative errno if a
+ * failure was armed, else 0.
+ */
+int rsim_fail_check(struct rsim_dev *rsim)
+{
+	int err = atomic_xchg(&rsim->fail_next_set, 0);
+
+	return err ? -err : 0;
+}
+
+void rsim_dcb_init(struct rsim_dev *rsim)
+{
+	int i;
+
+	/* Like a fresh NIC: prio i on TC i, all TCs ETS with equal shares. */
+	rsim->ets.ets_cap = IEEE_8021QAZ_MAX_TCS;
+	for (i = 0; i < IEEE_8021QAZ_MAX_TCS; i++) {
+		rsim->ets.prio_tc[i] = i;
+		rsim->ets.tc_tsa[i] = IEEE_8021QAZ_TSA_ETS;
+		rsim->ets.tc_tx_bw[i] = i < 4 ? 12 : 13;
+		rsim->ets.tc_rx_bw[i] = rsim->ets.tc_tx_bw[i];
+	}
+	rsim->pfc_delay = 7;
+	rsim->buffer.total_size = RSIM_BUF_TOTAL;
+	rsim->buffer.buffer_size[0] = RSIM_BUF_TOTAL / 2;
+	rsim->dcbx = DCB_CAP_DCBX_HOST | DCB_CAP_DCBX_VER_IEEE;
+	for (i = 0; i < RSIM_NUM_DSCP; i++)
+		rsim->dscp2prio[i] = -1;
+#ifdef RSIM_HAVE_APPTRUST
+	rsim->apptrust[0] = DCB_APP_SEL_PCP;
+	rsim->num_apptrust = 1;
+#endif
+}
+
+static int rsim_ieee_getets(struct net_device *dev, struct ieee_ets *ets)
+{
+	*ets = rsim_from_netdev(dev)->ets;
+	return 0;
+}
+
+static int rsim_validate_ets(struct net_device *dev, const struct ieee_ets *ets)
+{
+	bool have_ets = false;
+	int i, sum = 0;
+
+	for (i = 0; i < IEEE_8021QAZ_MAX_TCS; i++) {
+		if (ets->prio_tc[i] >= IEEE_8021QAZ_MAX_TCS) {
+			netdev_err(dev, "ETS: prio %d on invalid TC %u\n",
+				   i, ets->prio_tc[i]);
+			return -EINVAL;
+		}
+		switch (ets->tc_tsa[i]) {
+		case IEEE_8021QAZ_TSA_ETS:
+			have_ets = true;
+			sum += ets->tc_tx_bw[i];
+			break;
+		case IEEE_8021QAZ_TSA_STRICT:
+		case IEEE_8021QAZ_TSA_VENDOR:
+			break;
+		default:
+			netdev_err(dev, "ETS: TSA %u of TC %d not supported\n",
+				   ets->tc_tsa[i], i);
+			return -EOPNOTSUPP;
+		}
+	}
+	if (have_ets && sum != 100) {
+		netdev_err(dev, "ETS: bandwidth of ETS TCs sums to %d, not 100\n",
+			   sum);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int rsim_ieee_setets(struct net_device *dev, struct ieee_ets *ets)
+{
+	struct rsim_dev *rsim = rsim_from_netdev(dev);
+	int err;
+
+	err = rsim_fail_check(rsim);
+	if (err)
+		return err;
+	err = rsim_validate_ets(dev, ets);
+	if (err)
+		return err;
+	memcpy(rsim->ets.prio_tc, ets->prio_tc, sizeof(ets->prio_tc));
+	memcpy(rsim->ets.tc_tsa, ets->tc_tsa, sizeof(ets->tc_tsa));
+	memcpy(rsim->ets.tc_tx_bw, ets->tc_tx_bw, sizeof(ets->tc_tx_bw));
+	memcpy(rsim->ets.tc_rx_bw, ets->tc_tx_bw, sizeof(ets->tc_tx_bw));
+	memcpy(rsim->ets.tc_reco_bw, ets->tc_reco_bw, sizeof(ets->tc_reco_bw));
+	memcpy(rsim->ets.tc_reco_tsa, ets->tc_reco_tsa,
+	       sizeof(ets->tc_reco_tsa));
+	memcpy(rsim->ets.reco_prio_tc, ets->reco_prio_tc,
+	       sizeof(ets->reco_prio_tc));
+	rsim->ets.willing = ets->willing;
+	return 0;
+}
+
+static int rsim_ieee_getpfc(struct net_device *dev, struct ieee_pfc *pfc)
+{
+	struct rsim_dev *rsim = rsim_from_netdev(dev);
+	int i;
+
+	memset(pfc, 0, sizeof(*pfc));
+	pfc->pfc_cap = IEEE_8021QAZ_MAX_TCS;
+	pfc->pfc_en = rsim->pfc_en;
+	pfc->mbc = rsim->pfc_mbc;
+	pfc->delay = rsim->pfc_delay;
+	spin_lock(&rsim->stats_lock);
+	for (i = 0; i < IEEE_8021QAZ_MAX_TCS; i++) {
+		pfc->requests[i] = rsim->cnt[RSIM_C_TX_PAUSE + i];
+		pfc->indications[i] = rsim->cnt[RSIM_C_RX_PAUSE + i];
+	}
+	spin_unlock(&rsim->stats_lock);
+	return 0;
+}
+
+static int rsim_ieee_setpfc(struct net_device *dev, struct ieee_pfc *pfc)
+{
+	struct rsim_dev *rsim = rsim_from_netdev(dev);
+	bool changed;
+	int err;
+
+	err = rsim_fail_check(rsim);
+	if (err)
+		return err;
+	/* The delay is the cable length in meters, as in mlx5. */
+	if (pfc->delay > 1000) {
+		netdev_err(dev, "PFC: cable length %u m is over 1000 m\n",
+			   pfc->delay);
+		return -EINVAL;
+	}
+	changed = rsim->pfc_en != pfc->pfc_en;
+	rsim->pfc_en = pfc->pfc_en;
+	rsim->pfc_mbc = pfc->mbc;
+	if (pfc->delay)
+		rsim->pfc_delay = pfc->delay;
+	if (changed && rsim->pfc_link_flap)
+		rsim_link_flap(rsim);
+	return 0;
+}
+
+static int rsim_ieee_getmaxrate(struct net_device *dev,
+				struct ieee_maxrate *maxrate)
+{
+	*maxrate = rsim_from_netdev(dev)->maxrate;
+	return 0;
+}
+
+static int rsim_ieee_setmaxrate(struct net_device *dev,
+				struct ieee_maxrate *maxrate)
+{
+	struct rsim_dev *rsim = rsim_from_netdev(dev);
+	int err;
+
+	err = rsim_fail_check(rsim);
+	if (err)
+		return err;
+	rsim->maxrate = *maxrate;
+	return 0;
+}
+
+/*
+ * Only the DSCP selector is supported; adding the first DSCP entry makes
+ * the port trust DSCP and removing the last one returns it to PCP trust,
+ * as mlx5 does.  The entries are kept in dcbnl's own table too, which is
+ * what "dcb app show" reads.
+ */
+static int rsim_ieee_setapp(struct net_device *dev, struct dcb_app *app)
+{
+	struct rsim_dev *rsim = rsim_from_netdev(dev);
+	struct dcb_app old;
+	int err;
+
+	err = rsim_fail_check(rsim);
+	if (err)
+		return err;
+	if (app->selector != IEEE_8021QAZ_APP_SEL_DSCP ||
+	    app->protocol >= RSIM_NUM_DSCP ||
+	    app->priority >= RSIM_NUM_PRIO)
+		return -EINVAL;
+
+	if (rsim->dscp2prio[app->protocol] == app->priority)
+		return 0;
+	if (rsim->dscp2prio[app->protocol] >= 0) {
+		old = *app;
+		old.priority = rsim->dscp2prio[app->protocol];
+		err = dcb_ieee_delapp(dev, &old);
+		if (err)
+			return err;
+		rsim->num_dscp_apps--;
+		rsim->dscp2prio[app->protocol] = -1;
+	}
+	err = dcb_ieee_setapp(dev, app);
+	if (err)
+		return err;
+	rsim->dscp2prio[app->protocol] = app->priority;
+	rsim->num_dscp_apps++;
+	rsim->trust_dscp = true;
+	return 0;
+}
+
+static int rsim_ieee_delapp(struct net_device *dev, struct dcb_app *app)
+{
+	struct rsim_dev *rsim = rsim_from_netdev(dev);
+	int err;
+
+	err = rsim_fail_check(rsim);
+	if (err)
+		return err;
+	if (app->selector != IEEE_8021QAZ_APP_SEL_DSCP ||
+	    app->protocol >= RSIM_NUM_DSCP)
+		return -EINVAL;
+	if (rsim->dscp2prio[app->protocol] != app->priority)
+		return -ENOENT;
+	err = dcb_ieee_delapp(dev, app);
+	if (err)
+		return err;
+	rsim->dscp2prio[app->protocol] = -1;
+	if (!--rsim->num_dscp_apps)
+		rsim->trust_dscp = false;
+	return 0;
+}
+
+static int rsim_getbuffer(struct net_device *dev, struct dcbnl_buffer *buf)
+{
+	*buf = rsim_from_netdev(dev)->buffer;
+	return 0;
+}
+
+static int rsim_setbuffer(struct net_device *dev, struct dcbnl_buffer *buf)
+{
+	struct rsim_dev *rsim = rsim_from_netdev(dev);
+	u64 sum = 0;
+	int i, err;
+
+	err = rsim_fail_check(rsim);
+	if (err)
+		return err;
+	for (i = 0; i < DCBX_MAX_BUFFERS; i++) {
+		if (buf->prio2buffer[i] >= DCBX_MAX_BUFFERS)
+			return -EINVAL;
+		sum += buf->buffer_size[i];
+	}
+	if (sum > RSIM_BUF_TOTAL) {
+		netdev_err(dev, "buffers of %llu bytes exceed the %u bytes of the port\n",
+			   sum, RSIM_BUF_TOTAL);
+		return -EINVAL;
+	}
+	memcpy(rsim->buffer.prio2buffer, buf->prio2buffer,
+	       sizeof(buf->prio2buffer));
+	memcpy(rsim->buffer.buffer_size, buf->buffer_size,
+	       sizeof(buf->buffer_size));
+	return 0;
+}
+
+static u8 rsim_getdcbx(struct net_device *dev)
+{
+	return rsim_from_netdev(dev)->dcbx;
+}
+
+/* Returns 0 on success, 1 on failure (the dcbnl convention). */
+static u8 rsim_setdcbx(struct net_device *dev, u8 mode)
+{
+	struct rsim_dev *rsim = rsim_from_netdev(dev);
+	bool host = mode & DCB_CAP_DCBX_HOST;
+	bool lld = mode & DCB_CAP_DCBX_LLD_MANAGED;
+	bool cee = mode & DCB_CAP_DCBX_VER_CEE;
+	bool ieee = mode & DCB_CAP_DCBX_VER_IEEE;
+
+	if (rsim_fail_check(rsim))
+		return 1;
+	if (host == lld || cee == ieee)
+		return 1;
+	rsim->dcbx = mode;
+	return 0;
+}
+
+#ifdef RSIM_HAVE_APPTRUST
+static int rsim_setapptrust(struct net_device *dev, u8 *sel, int nsel)
+{
+	struct rsim_dev *rsim = rsim_from_netdev(dev);
+	int i, err;
+
+	err = rsim_fail_check(rsim);
+	if (err)
+		return err;
+	if (nsel > ARRAY_SIZE(rsim->apptrust))
+		return -EOPNOTSUPP;
+	for (i = 0; i < nsel; i++)
+		if (sel[i] != IEEE_8021QAZ_APP_SEL_DSCP &&
+		    sel[i] != DCB_APP_SEL_PCP)
+			return -EOPNOTSUPP;
+	memcpy(rsim->apptrust, sel, nsel);
+	rsim->num_apptrust = nsel;
+	return 0;
+}
+
+static int rsim_getapptrust(struct net_device *dev, u8 *sel, int *nsel)
+{
+	struct rsim_dev *rsim = rsim_from_netdev(dev);
+
+	memcpy(sel, rsim->apptrust, rsim->num_apptrust);
+	*nsel = rsim->num_apptrust;
+	return 0;
+}
+#endif
+
+const struct dcbnl_rtnl_ops rsim_dcbnl_ops = {
+	.ieee_getets = rsim_ieee_getets,
+	.ieee_setets = rsim_ieee_setets,
+	.ieee_getmaxrate = rsim_ieee_getmaxrate,
+	.ieee_setmaxrate = rsim_ieee_setmaxrate,
+	.ieee_getpfc = rsim_ieee_getpfc,
+	.ieee_setpfc = rsim_ieee_setpfc,
+	.ieee_setapp = rsim_ieee_setapp,
+	.ieee_delapp = rsim_ieee_delapp,
+	.getdcbx = rsim_getdcbx,
+	.setdcbx = rsim_setdcbx,
+	.dcbnl_getbuffer = rsim_getbuffer,
+	.dcbnl_setbuffer = rsim_setbuffer,
+#ifdef RSIM_HAVE_APPTRUST
+	.dcbnl_setapptrust = rsim_setapptrust,
+	.dcbnl_getapptrust = rsim_getapptrust,
+#endif
+};

@@ -121,6 +121,7 @@ static int rsim_ieee_getpfc(struct net_device *dev, struct ieee_pfc *pfc)
 	pfc->mbc = rsim->pfc_mbc;
 	pfc->delay = rsim->pfc_delay;
 	spin_lock(&rsim->stats_lock);
+	rsim_grow_advance(rsim, jiffies);
 	for (i = 0; i < IEEE_8021QAZ_MAX_TCS; i++) {
 		pfc->requests[i] = rsim->cnt[RSIM_C_TX_PAUSE + i];
 		pfc->indications[i] = rsim->cnt[RSIM_C_RX_PAUSE + i];

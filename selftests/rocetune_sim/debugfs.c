@@ -96,6 +96,7 @@ static ssize_t rsim_cnt_read(struct file *file, char __user *ubuf,
 	int len;
 
 	spin_lock(&rsim->stats_lock);
+	rsim_grow_advance(rsim, jiffies);
 	val = rsim->cnt[cf->idx];
 	spin_unlock(&rsim->stats_lock);
 	len = scnprintf(buf, sizeof(buf), "%llu\n", val);
@@ -142,8 +143,17 @@ static const struct file_operations rsim_cnt_fops = {
 
 /* Counter growth ----------------------------------------------------- */
 
-/* Advance every active growth to @now.  Returns true if one is left. */
-static bool rsim_grow_advance(struct rsim_dev *rsim, unsigned long now)
+/**
+ * rsim_grow_advance() - bring growing counters up to date
+ * @rsim: the device, with @rsim->stats_lock held
+ * @now: the time to advance to, in jiffies
+ *
+ * Every reader of counters calls this first, so that a counter growing at
+ * a rate is exact whenever it is read, not only at the work's ticks.
+ *
+ * Return: true if a growth is still active.
+ */
+bool rsim_grow_advance(struct rsim_dev *rsim, unsigned long now)
 {
 	bool left = false;
 	unsigned int i;

@@ -107,6 +107,7 @@ static void rsim_get_ethtool_stats(struct net_device *dev,
 
 	n = rsim_stats_list(rsim, idx, NULL);
 	spin_lock(&rsim->stats_lock);
+	rsim_grow_advance(rsim, jiffies);
 	for (i = 0; i < n && i < stats->n_stats; i++)
 		data[i] = rsim->cnt[idx[i]];
 	spin_unlock(&rsim->stats_lock);

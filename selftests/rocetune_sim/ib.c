@@ -409,6 +409,7 @@ static int rsim_get_hw_stats(struct ib_device *ibdev,
 	int i, n = min_t(int, stats->num_counters, rsim->info->num_hw);
 
 	spin_lock(&rsim->stats_lock);
+	rsim_grow_advance(rsim, jiffies);
 	for (i = 0; i < n; i++)
 		stats->value[i] = rsim->cnt[RSIM_C_HW + i];
 	spin_unlock(&rsim->stats_lock);

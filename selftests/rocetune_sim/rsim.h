@@ -163,6 +163,7 @@ int rsim_debugfs_init(void);
 void rsim_debugfs_exit(void);
 int rsim_dev_debugfs_init(struct rsim_dev *rsim);
 void rsim_dev_debugfs_exit(struct rsim_dev *rsim);
+bool rsim_grow_advance(struct rsim_dev *rsim, unsigned long now);
 
 /* netdev.c */
 int rsim_netdev_init(struct rsim_dev *rsim);

@@ -1,20 +1,205 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * rocetune: private declarations shared by the module's files.
+ *
+ * Locking:
+ *  - rt_devs_lock (rocetune_dev.c) protects the list of tracked devices.
+ *    Netlink handlers hold it for as long as they use a struct rt_dev; the
+ *    RDMA client's remove callback unlinks the device under it before
+ *    tearing it down, so a device found on the list stays valid.
+ *  - rt_dev.lock protects everything the sampling work writes (the
+ *    struct rt_port samples, the device name and its configuration).
+ *    Order: rt_devs_lock, then rt_dev.lock, then rt_cfg_lock.
+ *  - Events are built under rt_dev.lock and sent under rcu_read_lock().
  */
 #ifndef _ROCETUNE_H
 #define _ROCETUNE_H
 
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/netdevice.h>
+#include <linux/workqueue.h>
+#include <net/genetlink.h>
 #include <rdma/ib_verbs.h>
+#include <uapi/linux/rocetune.h>
+
+#define RT_NUM_PRIO		8
+#define RT_NUM_CNT		(ROCETUNE_A_CNT_MAX + 1)
+
+#define RT_INTERVAL_MIN_MS	10
+#define RT_INTERVAL_MAX_MS	10000
+#define RT_INTERVAL_DEF_MS	100
+#define RT_STORM_MIN_MS		10
+#define RT_STORM_MAX_MS		600000
+#define RT_STORM_DEF_MS		500
+/* A netlink "do" request re-reads counters at most this often. */
+#define RT_FRESH_READ_NS	(10 * NSEC_PER_MSEC)
+
+/**
+ * struct rt_config - sampling interval and event thresholds
+ * @interval_ms: sampling period
+ * @storm_ms: receiving pause frames for this long is a pause storm
+ * @cnp_rate_thresh: CNP/s (received + sent) above which to notify, 0 = off
+ * @ecn_rate_thresh: ECN-CE packets/s above which to notify, 0 = off
+ */
+struct rt_config {
+	u32 interval_ms;
+	u32 storm_ms;
+	u64 cnp_rate_thresh;
+	u64 ecn_rate_thresh;
+};
+
+/**
+ * struct rt_pfc - per-priority PFC state of a port's netdev
+ * @valid: the fields below come from a successful ieee_getpfc
+ * @rates_valid: @tx_rate and @rx_rate cover a full interval
+ * @cap: pfc_cap of struct ieee_pfc
+ * @enabled: bitmap of PFC-enabled priorities
+ * @tx: PFC frames sent (ieee_pfc requests)
+ * @rx: PFC frames received (ieee_pfc indications)
+ * @tx_rate: frames/s sent over the last interval
+ * @rx_rate: frames/s received over the last interval
+ * @rx_since_ns: start of the current run of intervals with pause received
+ * @rx_last_ns: last sample that saw new pause frames in the current run
+ * @storm: a pause storm is under way on the priority
+ */
+struct rt_pfc {
+	bool valid;
+	bool rates_valid;
+	u8 cap;
+	u8 enabled;
+	u64 tx[RT_NUM_PRIO];
+	u64 rx[RT_NUM_PRIO];
+	u64 tx_rate[RT_NUM_PRIO];
+	u64 rx_rate[RT_NUM_PRIO];
+	u64 rx_since_ns[RT_NUM_PRIO];
+	u64 rx_last_ns[RT_NUM_PRIO];
+	bool storm[RT_NUM_PRIO];
+};
+
+/* Samples in a row at or below a rate threshold before it is normal again. */
+#define RT_NORMAL_SAMPLES	3
+
+/**
+ * struct rt_thresh_state - state of one rate threshold of a port
+ * @high: the rate is above the threshold
+ * @low_samples: samples in a row at or below it while @high
+ */
+struct rt_thresh_state {
+	bool high;
+	unsigned int low_samples;
+};
+
+/**
+ * struct rt_port - one RoCE port of a tracked device
+ * @port: port number
+ * @hw: our own hw_stats structure from the driver, or NULL
+ * @hw_raw: raw values read last time, one per @hw counter
+ * @hw_acc: 64-bit accumulated values, one per @hw counter
+ * @cnt_map: index into @hw of each normalized counter, -1 when absent
+ * @cnt_rate: per-second rate of each normalized counter
+ * @hw_valid: @hw_raw and @hw_acc hold a successful read
+ * @sampled: at least one sample was taken
+ * @rates_valid: @cnt_rate covers a full interval
+ * @sample_ns: CLOCK_MONOTONIC time of the last sample
+ * @state: port state at the last sample
+ * @ifindex: ifindex of the port's netdev, 0 when there is none
+ * @ifname: name of the port's netdev
+ * @lower_ifindex: ifindex of the real device under a VLAN, else 0
+ * @lower_name: its name
+ * @pfc: per-priority PFC state
+ * @cnp: state of the CNP rate threshold
+ * @ecn: state of the ECN-CE rate threshold
+ */
+struct rt_port {
+	u32 port;
+	struct rdma_hw_stats *hw;
+	u64 *hw_raw;
+	u64 *hw_acc;
+	int cnt_map[RT_NUM_CNT];
+	u64 cnt_rate[RT_NUM_CNT];
+	bool hw_valid;
+	bool sampled;
+	bool rates_valid;
+	u64 sample_ns;
+	enum ib_port_state state;
+	int ifindex;
+	char ifname[IFNAMSIZ];
+	int lower_ifindex;
+	char lower_name[IFNAMSIZ];
+	struct rt_pfc pfc;
+	struct rt_thresh_state cnp;
+	struct rt_thresh_state ecn;
+};
 
 /**
  * struct rt_dev - one tracked RDMA device
+ * @node: entry in the device list, sorted by @index, under rt_devs_lock
  * @ibdev: the device; valid from the client's add to its remove callback
- * @nports: number of RoCE ports of @ibdev
+ * @index: RDMA device index
+ * @name: device name, updated on rename
+ * @lock: protects the samples, @name, @cfg and @cfg_own
+ * @work: the sampling work
+ * @event_handler: port events of @ibdev
+ * @dying: set before the work is cancelled for good
+ * @cfg: per-device configuration, used when @cfg_own
+ * @cfg_own: the device has its own configuration
+ * @nports: number of entries in @ports (RoCE ports only)
+ * @ports: the RoCE ports
  */
 struct rt_dev {
+	struct list_head node;
 	struct ib_device *ibdev;
+	u32 index;
+	char name[IB_DEVICE_NAME_MAX];
+	struct mutex lock;	/* see the locking rules above */
+	struct delayed_work work;
+	struct ib_event_handler event_handler;
+	bool dying;
+	struct rt_config cfg;
+	bool cfg_own;
 	unsigned int nports;
+	struct rt_port ports[];
 };
+
+/* rocetune_dev.c */
+extern struct mutex rt_devs_lock;
+extern struct list_head rt_devs;
+struct rt_dev *rt_dev_find(u32 index, const char *name);
+struct rt_port *rt_dev_port(struct rt_dev *rdev, u32 port);
+const char *rt_dev_driver(const struct rt_dev *rdev);
+struct net_device *rt_port_netdev(struct ib_device *ibdev, u32 port);
+int rt_dev_add(struct ib_device *ibdev, struct ib_client *client);
+void rt_dev_remove(struct rt_dev *rdev);
+void rt_dev_rename(struct rt_dev *rdev);
+
+/* rocetune_counters.c */
+int rt_counters_init(struct rt_dev *rdev, struct rt_port *p);
+void rt_counters_fini(struct rt_port *p);
+void rt_counters_read(struct rt_dev *rdev, struct rt_port *p, u64 dt_ns);
+u64 rt_delta(u64 prev, u64 cur);
+
+/* rocetune_pfc.c */
+void rt_pfc_read(struct rt_dev *rdev, struct rt_port *p,
+		 struct net_device *dcbdev, u64 dt_ns, u64 now,
+		 const struct rt_config *cfg);
+
+/* rocetune_sample.c */
+extern spinlock_t rt_cfg_lock;
+extern struct rt_config rt_cfg;
+void rt_dev_config(struct rt_dev *rdev, struct rt_config *cfg);
+void rt_sample_start(struct rt_dev *rdev);
+void rt_sample_stop(struct rt_dev *rdev);
+void rt_sample_kick(struct rt_dev *rdev);
+void rt_sample_fresh(struct rt_dev *rdev);
+void rt_sample_work(struct work_struct *work);
+u64 rt_rate(u64 delta, u64 dt_ns);
+
+/* rocetune_nl.c */
+int __init rt_nl_init(void);
+void rt_nl_fini(void);
+void rt_nl_dev_event(struct rt_dev *rdev, u32 type, const char *old_name);
+void rt_nl_port_event(struct rt_dev *rdev, struct rt_port *p, u32 type,
+		      int prio, u64 value, u64 thresh, u64 duration_ms);
 
 #endif /* _ROCETUNE_H */

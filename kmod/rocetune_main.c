@@ -2,63 +2,33 @@
 /*
  * rocetune: RoCE congestion visibility.
  *
- * Module core: registers an RDMA client and keeps one rt_dev per RDMA
- * device that has at least one RoCE port.
+ * Module core: registers an RDMA client that keeps one rt_dev per RDMA
+ * device with at least one RoCE port, and the "rocetune" generic netlink
+ * family that reports them.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
-#include <linux/slab.h>
 #include <rdma/ib_verbs.h>
 
 #include "rocetune.h"
 
 static struct ib_client rt_ib_client;
 
-static unsigned int rt_count_roce_ports(struct ib_device *ibdev)
-{
-	unsigned int n = 0;
-	u32 port;
-
-	rdma_for_each_port(ibdev, port)
-		if (rdma_protocol_roce(ibdev, port))
-			n++;
-	return n;
-}
-
 static int rt_ib_add(struct ib_device *ibdev)
 {
-	unsigned int nports = rt_count_roce_ports(ibdev);
-	struct rt_dev *rdev;
-
-	if (!nports)
-		return -EOPNOTSUPP;
-
-	rdev = kzalloc(sizeof(*rdev), GFP_KERNEL);
-	if (!rdev)
-		return -ENOMEM;
-	rdev->ibdev = ibdev;
-	rdev->nports = nports;
-
-	/* Non-NULL client data is also what makes the core call .rename. */
-	ib_set_client_data(ibdev, &rt_ib_client, rdev);
-	pr_info("%s: tracking, %u RoCE port(s)\n", dev_name(&ibdev->dev),
-		nports);
-	return 0;
+	return rt_dev_add(ibdev, &rt_ib_client);
 }
 
 static void rt_ib_remove(struct ib_device *ibdev, void *client_data)
 {
-	struct rt_dev *rdev = client_data;
-
-	pr_info("%s: removed\n", dev_name(&ibdev->dev));
-	kfree(rdev);
+	rt_dev_remove(client_data);
 }
 
 static void rt_ib_rename(struct ib_device *ibdev, void *client_data)
 {
-	pr_info("%s: renamed\n", dev_name(&ibdev->dev));
+	rt_dev_rename(client_data);
 }
 
 static struct ib_client rt_ib_client = {
@@ -70,6 +40,12 @@ static struct ib_client rt_ib_client = {
 	.no_kverbs_req = 1,
 };
 
+/*
+ * The client comes first so that the family never reports a device that is
+ * not tracked yet; exit is the exact reverse: the family goes first, so no
+ * request or event uses a device while the client tears them down, and
+ * ib_unregister_client() returns only when no callback runs any more.
+ */
 static int __init rt_init(void)
 {
 	int err;
@@ -79,12 +55,22 @@ static int __init rt_init(void)
 		pr_err("cannot register RDMA client: %d\n", err);
 		return err;
 	}
+	err = rt_nl_init();
+	if (err) {
+		pr_err("cannot register generic netlink family: %d\n", err);
+		goto err_client;
+	}
 	pr_info("version %s loaded\n", ROCETUNE_VERSION);
 	return 0;
+
+err_client:
+	ib_unregister_client(&rt_ib_client);
+	return err;
 }
 
 static void __exit rt_exit(void)
 {
+	rt_nl_fini();
 	ib_unregister_client(&rt_ib_client);
 	pr_info("unloaded\n");
 }
@@ -96,3 +82,4 @@ MODULE_AUTHOR("rocetune developers");
 MODULE_DESCRIPTION("RoCE congestion visibility: ECN, CNP and PFC counters");
 MODULE_LICENSE("GPL");
 MODULE_VERSION(ROCETUNE_VERSION);
+MODULE_ALIAS_GENL_FAMILY(ROCETUNE_FAMILY_NAME);

@@ -96,7 +96,7 @@ enum rocetune_a_hwc {
 	ROCETUNE_A_HWC_PAD,
 	ROCETUNE_A_HWC_ENTRY,		/* nest: NAME + VALUE */
 	ROCETUNE_A_HWC_NAME,		/* string: the driver's counter name */
-	ROCETUNE_A_HWC_VALUE,		/* u64: raw value, 64-bit accumulated */
+	ROCETUNE_A_HWC_VALUE,		/* u64: the driver's value, unmodified */
 
 	__ROCETUNE_A_HWC_MAX,
 	ROCETUNE_A_HWC_MAX = __ROCETUNE_A_HWC_MAX - 1

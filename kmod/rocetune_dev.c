@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * rocetune: device and port tracking.
+ *
+ * One struct rt_dev per RDMA device with at least one RoCE port, kept on
+ * a list sorted by device index (the order of dumps), plus the portable
+ * lookup of a port's netdev.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/overflow.h>
+#include <linux/slab.h>
+#include <rdma/ib_cache.h>
+
+#include "rocetune.h"
+
+/* The tracked devices, sorted by index; see rocetune.h for the locking. */
+DEFINE_MUTEX(rt_devs_lock);
+LIST_HEAD(rt_devs);
+
+/**
+ * rt_dev_find - look a tracked device up by index or name
+ * @index: device index, used when @name is NULL
+ * @name: device name, or NULL
+ *
+ * Context: rt_devs_lock held.
+ * Return: the device, or NULL.
+ */
+struct rt_dev *rt_dev_find(u32 index, const char *name)
+{
+	struct rt_dev *rdev;
+
+	lockdep_assert_held(&rt_devs_lock);
+	list_for_each_entry(rdev, &rt_devs, node) {
+		if (name ? !strcmp(rdev->name, name) : rdev->index == index)
+			return rdev;
+	}
+	return NULL;
+}
+
+/**
+ * rt_dev_port - the tracked RoCE port of a device by port number
+ * @rdev: the device
+ * @port: port number
+ *
+ * Return: the port, or NULL when @port is not a RoCE port of @rdev.
+ */
+struct rt_port *rt_dev_port(struct rt_dev *rdev, u32 port)
+{
+	unsigned int i;
+
+	for (i = 0; i < rdev->nports; i++)
+		if (rdev->ports[i].port == port)
+			return &rdev->ports[i];
+	return NULL;
+}
+
+static const char * const rt_driver_names[] = {
+	[RDMA_DRIVER_MLX5] = "mlx5",
+	[RDMA_DRIVER_MLX4] = "mlx4",
+	[RDMA_DRIVER_CXGB4] = "cxgb4",
+	[RDMA_DRIVER_BNXT_RE] = "bnxt_re",
+	[RDMA_DRIVER_OCRDMA] = "ocrdma",
+	[RDMA_DRIVER_IRDMA] = "irdma",
+	[RDMA_DRIVER_VMW_PVRDMA] = "vmw_pvrdma",
+	[RDMA_DRIVER_QEDR] = "qedr",
+	[RDMA_DRIVER_HNS] = "hns",
+	[RDMA_DRIVER_USNIC] = "usnic",
+	[RDMA_DRIVER_RXE] = "rxe",
+	[RDMA_DRIVER_SIW] = "siw",
+	[RDMA_DRIVER_ERDMA] = "erdma",
+};
+
+/**
+ * rt_dev_driver - short name of the driver of a device
+ * @rdev: the device
+ *
+ * Return: "rxe", "mlx5", ..., else the name of the driver's module.
+ */
+const char *rt_dev_driver(const struct rt_dev *rdev)
+{
+	const struct ib_device *ibdev = rdev->ibdev;
+	unsigned int id = ibdev->ops.driver_id;
+
+	if (id < ARRAY_SIZE(rt_driver_names) && rt_driver_names[id])
+		return rt_driver_names[id];
+	if (ibdev->ops.owner)
+		return module_name(ibdev->ops.owner);
+	return "unknown";
+}
+
+/**
+ * rt_port_netdev - the netdev of an RDMA port, portably
+ * @ibdev: the device
+ * @port: port number
+ *
+ * 6.12 exports ib_device_get_netdev() (RT_HAVE_IB_DEVICE_GET_NETDEV, found
+ * by Kbuild in the kernel headers); before it, ask the driver's
+ * get_netdev op, then the default GID entry, then the netdev the driver
+ * recorded with ib_device_set_netdev().
+ *
+ * Context: process context.
+ * Return: the netdev with a reference held (dev_put() it), or NULL.
+ */
+struct net_device *rt_port_netdev(struct ib_device *ibdev, u32 port)
+{
+#ifdef RT_HAVE_IB_DEVICE_GET_NETDEV
+	return ib_device_get_netdev(ibdev, port);
+#else
+	const struct ib_gid_attr *attr;
+	struct net_device *ndev = NULL;
+
+	if (ibdev->ops.get_netdev)
+		return ibdev->ops.get_netdev(ibdev, port);
+
+	attr = rdma_get_gid_attr(ibdev, port, 0);
+	if (!IS_ERR(attr)) {
+		rcu_read_lock();
+		ndev = rdma_read_gid_attr_ndev_rcu(attr);
+		if (IS_ERR(ndev))
+			ndev = NULL;
+		else
+			dev_hold(ndev);
+		rcu_read_unlock();
+		rdma_put_gid_attr(attr);
+		if (ndev)
+			return ndev;
+	}
+
+	rcu_read_lock();
+	ndev = rcu_dereference(ibdev->port_data[port].netdev);
+	if (ndev && ndev->reg_state == NETREG_REGISTERED)
+		dev_hold(ndev);
+	else
+		ndev = NULL;
+	rcu_read_unlock();
+	return ndev;
+#endif
+}
+
+static void rt_ib_event(struct ib_event_handler *handler,
+			struct ib_event *event)
+{
+	struct rt_dev *rdev = container_of(handler, struct rt_dev,
+					   event_handler);
+
+	switch (event->event) {
+	case IB_EVENT_PORT_ACTIVE:
+	case IB_EVENT_PORT_ERR:
+	case IB_EVENT_GID_CHANGE:
+		/* The sampling work reports what changed. */
+		rt_sample_kick(rdev);
+		break;
+	default:
+		break;
+	}
+}
+
+static void rt_dev_link(struct rt_dev *rdev)
+{
+	struct list_head *pos = &rt_devs;
+	struct rt_dev *cur;
+
+	mutex_lock(&rt_devs_lock);
+	list_for_each_entry(cur, &rt_devs, node) {
+		if (cur->index > rdev->index) {
+			pos = &cur->node;
+			break;
+		}
+	}
+	list_add_tail(&rdev->node, pos);
+	mutex_unlock(&rt_devs_lock);
+}
+
+static unsigned int rt_count_roce_ports(struct ib_device *ibdev)
+{
+	unsigned int n = 0;
+	u32 port;
+
+	rdma_for_each_port(ibdev, port)
+		if (rdma_protocol_roce(ibdev, port))
+			n++;
+	return n;
+}
+
+/**
+ * rt_dev_add - start tracking a device (the RDMA client's add callback)
+ * @ibdev: the new device
+ * @client: our client, to attach the rt_dev to @ibdev
+ *
+ * Context: process context, with the RDMA core's device locks held.
+ * Return: 0, -EOPNOTSUPP without RoCE ports, or -ENOMEM.
+ */
+int rt_dev_add(struct ib_device *ibdev, struct ib_client *client)
+{
+	unsigned int nports = rt_count_roce_ports(ibdev);
+	struct rt_dev *rdev;
+	unsigned int i = 0;
+	u32 port;
+
+	if (!nports)
+		return -EOPNOTSUPP;
+
+	rdev = kzalloc(struct_size(rdev, ports, nports), GFP_KERNEL);
+	if (!rdev)
+		return -ENOMEM;
+	rdev->ibdev = ibdev;
+	rdev->index = ibdev->index;
+	strscpy(rdev->name, dev_name(&ibdev->dev), sizeof(rdev->name));
+	mutex_init(&rdev->lock);
+	INIT_DELAYED_WORK(&rdev->work, rt_sample_work);
+	rdev->nports = nports;
+	rdma_for_each_port(ibdev, port) {
+		if (!rdma_protocol_roce(ibdev, port))
+			continue;
+		rdev->ports[i].port = port;
+		/* Without hw_stats the port simply has no counters. */
+		rt_counters_init(rdev, &rdev->ports[i]);
+		i++;
+	}
+
+	INIT_IB_EVENT_HANDLER(&rdev->event_handler, ibdev, rt_ib_event);
+	ib_register_event_handler(&rdev->event_handler);
+	/* Non-NULL client data is also what makes the core call .rename. */
+	ib_set_client_data(ibdev, client, rdev);
+	rt_dev_link(rdev);
+
+	mutex_lock(&rdev->lock);
+	rt_nl_dev_event(rdev, ROCETUNE_EVENT_DEV_ADD, NULL);
+	mutex_unlock(&rdev->lock);
+	rt_sample_start(rdev);
+	pr_info("%s: tracking, %u RoCE port(s)\n", rdev->name, nports);
+	return 0;
+}
+
+/**
+ * rt_dev_remove - stop tracking a device and free it
+ * @rdev: the device (the RDMA client's remove callback)
+ *
+ * Unlinks the device first, so that no netlink request finds it, then
+ * stops the event handler and the sampling work before freeing.
+ */
+void rt_dev_remove(struct rt_dev *rdev)
+{
+	unsigned int i;
+
+	mutex_lock(&rt_devs_lock);
+	list_del(&rdev->node);
+	mutex_unlock(&rt_devs_lock);
+
+	ib_unregister_event_handler(&rdev->event_handler);
+	rt_sample_stop(rdev);
+
+	mutex_lock(&rdev->lock);
+	rt_nl_dev_event(rdev, ROCETUNE_EVENT_DEV_DEL, NULL);
+	mutex_unlock(&rdev->lock);
+
+	for (i = 0; i < rdev->nports; i++)
+		rt_counters_fini(&rdev->ports[i]);
+	mutex_destroy(&rdev->lock);
+	pr_info("%s: removed\n", rdev->name);
+	kfree(rdev);
+}
+
+/**
+ * rt_dev_rename - follow a device rename (the RDMA client's rename callback)
+ * @rdev: the device, whose ib_device has its new name already
+ */
+void rt_dev_rename(struct rt_dev *rdev)
+{
+	char old[IB_DEVICE_NAME_MAX];
+
+	mutex_lock(&rt_devs_lock);
+	mutex_lock(&rdev->lock);
+	strscpy(old, rdev->name, sizeof(old));
+	strscpy(rdev->name, dev_name(&rdev->ibdev->dev), sizeof(rdev->name));
+	rt_nl_dev_event(rdev, ROCETUNE_EVENT_DEV_RENAME, old);
+	mutex_unlock(&rdev->lock);
+	mutex_unlock(&rt_devs_lock);
+	pr_info("%s: renamed from %s\n", rdev->name, old);
+}

@@ -14,6 +14,7 @@
 #include <rdma/ib_cache.h>
 
 #include "rocetune.h"
+#include "rocetune_qp.h"
 
 /* The tracked devices, sorted by index; see rocetune.h for the locking. */
 DEFINE_MUTEX(rt_devs_lock);
@@ -224,6 +225,8 @@ int rt_dev_add(struct ib_device *ibdev, struct ib_client *client)
 	ib_register_event_handler(&rdev->event_handler);
 	/* Non-NULL client data is also what makes the core call .rename. */
 	ib_set_client_data(ibdev, client, rdev);
+	/* Without QP accounting state the device is simply not accounted. */
+	rt_qp_dev_add(ibdev);
 	rt_dev_link(rdev);
 
 	mutex_lock(&rdev->lock);
@@ -249,6 +252,7 @@ void rt_dev_remove(struct rt_dev *rdev)
 	list_del(&rdev->node);
 	mutex_unlock(&rt_devs_lock);
 
+	rt_qp_dev_remove(rdev->ibdev);
 	ib_unregister_event_handler(&rdev->event_handler);
 	rt_sample_stop(rdev);
 
@@ -279,4 +283,5 @@ void rt_dev_rename(struct rt_dev *rdev)
 	mutex_unlock(&rdev->lock);
 	mutex_unlock(&rt_devs_lock);
 	pr_info("%s: renamed from %s\n", rdev->name, old);
+	rt_qp_dev_rename(rdev->ibdev);
 }

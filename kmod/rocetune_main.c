@@ -13,6 +13,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "rocetune.h"
+#include "rocetune_qp.h"
 
 static struct ib_client rt_ib_client;
 
@@ -50,10 +51,15 @@ static int __init rt_init(void)
 {
 	int err;
 
+	err = rt_qp_init();
+	if (err) {
+		pr_err("cannot set up QP accounting: %d\n", err);
+		return err;
+	}
 	err = ib_register_client(&rt_ib_client);
 	if (err) {
 		pr_err("cannot register RDMA client: %d\n", err);
-		return err;
+		goto err_qp;
 	}
 	err = rt_nl_init();
 	if (err) {
@@ -65,6 +71,8 @@ static int __init rt_init(void)
 
 err_client:
 	ib_unregister_client(&rt_ib_client);
+err_qp:
+	rt_qp_fini();
 	return err;
 }
 
@@ -72,6 +80,7 @@ static void __exit rt_exit(void)
 {
 	rt_nl_fini();
 	ib_unregister_client(&rt_ib_client);
+	rt_qp_fini();
 	pr_info("unloaded\n");
 }
 

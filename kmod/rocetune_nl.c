@@ -11,8 +11,7 @@
 #include <net/net_namespace.h>
 
 #include "rocetune.h"
-
-static struct genl_family rt_genl_family;
+#include "rocetune_qp.h"
 
 /* False until the family is registered and again from its unregistration. */
 static bool rt_nl_live;
@@ -756,6 +755,29 @@ static const struct genl_ops rt_genl_ops[] = {
 		.maxattr = ROCETUNE_A_ECN_RATE_THRESH,
 		.flags = GENL_UNS_ADMIN_PERM,
 	},
+	{
+		.cmd = ROCETUNE_CMD_QP_GET,
+		.doit = rt_qp_get_doit,
+		.start = rt_qp_get_start,
+		.dumpit = rt_qp_get_dumpit,
+		.done = rt_qp_get_done,
+		.policy = rt_qp_get_policy,
+		.maxattr = RT_QP_GET_MAXATTR,
+	},
+	{
+		.cmd = ROCETUNE_CMD_QP_SET,
+		.doit = rt_qp_set_doit,
+		.policy = rt_qp_set_policy,
+		.maxattr = RT_QP_SET_MAXATTR,
+		.flags = GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd = ROCETUNE_CMD_QP_STATS_GET,
+		.doit = rt_qp_stats_doit,
+		.dumpit = rt_qp_stats_dumpit,
+		.policy = rt_qp_stats_policy,
+		.maxattr = RT_QP_STATS_MAXATTR,
+	},
 };
 
 static const struct genl_multicast_group rt_genl_mcgrps[] = {
@@ -767,7 +789,7 @@ static const struct genl_multicast_group rt_genl_mcgrps[] = {
 	},
 };
 
-static struct genl_family rt_genl_family __ro_after_init = {
+struct genl_family rt_genl_family __ro_after_init = {
 	.name = ROCETUNE_FAMILY_NAME,
 	.version = ROCETUNE_FAMILY_VERSION,
 	.netnsok = true,

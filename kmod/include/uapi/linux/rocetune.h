@@ -25,6 +25,9 @@ enum rocetune_cmd {
 	ROCETUNE_CMD_CONFIG_GET,	/* do: sampling and thresholds */
 	ROCETUNE_CMD_CONFIG_SET,	/* do, CAP_NET_ADMIN */
 	ROCETUNE_CMD_EVENT,		/* notification on ROCETUNE_MCGRP_EVENTS */
+	ROCETUNE_CMD_QP_GET,		/* do, dump: per-QP accounting (rxe) */
+	ROCETUNE_CMD_QP_SET,		/* do, CAP_NET_ADMIN: accounting knobs */
+	ROCETUNE_CMD_QP_STATS_GET,	/* do, dump: per-device accounting state */
 
 	__ROCETUNE_CMD_MAX,
 	ROCETUNE_CMD_MAX = __ROCETUNE_CMD_MAX - 1
@@ -60,6 +63,21 @@ enum rocetune_attr {
 	ROCETUNE_A_EVENT_THRESH,	/* u64: the threshold it crossed */
 	ROCETUNE_A_EVENT_DURATION_MS,	/* u64: storm length so far / total */
 	ROCETUNE_A_DEV_OLD_NAME,	/* string: name before a rename */
+	ROCETUNE_A_QP,			/* nest: enum rocetune_a_qp, one QP */
+	ROCETUNE_A_QPN,			/* u32: QP number (QP_GET do) */
+	ROCETUNE_A_QPN_MIN,		/* u32: QP_GET dump: lowest QPN */
+	ROCETUNE_A_QPN_MAX,		/* u32: QP_GET dump: highest QPN */
+	ROCETUNE_A_QP_TOP_K,		/* u32: dump only the K QPs with most TOP_BY */
+	ROCETUNE_A_QP_TOP_BY,		/* u32: a u64 counter of enum rocetune_a_qp */
+	ROCETUNE_A_QP_SINCE_GEN,	/* u64: dump only QPs changed since this GEN */
+	ROCETUNE_A_QP_GEN,		/* u64: generation of a dump, for SINCE_GEN */
+	ROCETUNE_A_QP_ACCT,		/* u8: per-device QP accounting on/off */
+	ROCETUNE_A_QP_TABLE_MAX,	/* u32: maximum QP entries (all devices) */
+	ROCETUNE_A_QP_TABLE_COUNT,	/* u32: QP entries in use (all devices) */
+	ROCETUNE_A_QP_REFUSED,		/* u64: QP entries refused, table full */
+	ROCETUNE_A_QP_UNATTR_RX,	/* u64: received packets with no QP entry */
+	ROCETUNE_A_QP_UNATTR_TX,	/* u64: sent packets with no local QP known */
+	ROCETUNE_A_QP_LOOPBACK_UNSEEN,	/* u8: 1: same-device traffic is not seen */
 
 	__ROCETUNE_A_MAX,
 	ROCETUNE_A_MAX = __ROCETUNE_A_MAX - 1
@@ -128,6 +146,45 @@ enum rocetune_a_prio {
 
 	__ROCETUNE_A_PRIO_MAX,
 	ROCETUNE_A_PRIO_MAX = __ROCETUNE_A_PRIO_MAX - 1
+};
+
+/*
+ * One queue pair (nested in ROCETUNE_A_QP).  Packet counters are exact
+ * counts of RoCEv2 packets seen by the module's netfilter hooks on the
+ * device's netdev (software RoCE only); Documentation/qp-accounting.rst.
+ */
+enum rocetune_a_qp {
+	ROCETUNE_A_QP_UNSPEC,
+	ROCETUNE_A_QP_PAD,
+	ROCETUNE_A_QP_QPN,		/* u32: local QP number */
+	ROCETUNE_A_QP_TYPE,		/* u8: enum ib_qp_type, if known */
+	ROCETUNE_A_QP_REMOTE_QPN,	/* u32: destination QP, if known */
+	ROCETUNE_A_QP_PID,		/* u32: owner (CAP_NET_ADMIN callers only) */
+	ROCETUNE_A_QP_COMM,		/* string: owner's command name (likewise) */
+	ROCETUNE_A_QP_CHANGED_GEN,	/* u64: generation of the last change */
+	ROCETUNE_A_QP_FIRST_SEEN_NS,	/* u64: CLOCK_MONOTONIC, first packet */
+	ROCETUNE_A_QP_LAST_SEEN_NS,	/* u64: CLOCK_MONOTONIC, last packet */
+	ROCETUNE_A_QP_RX_PKTS,		/* u64 */
+	ROCETUNE_A_QP_RX_BYTES,		/* u64: IP length (header included) */
+	ROCETUNE_A_QP_TX_PKTS,		/* u64 */
+	ROCETUNE_A_QP_TX_BYTES,		/* u64: IP length (header included) */
+	ROCETUNE_A_QP_RX_ECN_CE_PKTS,	/* u64: received with ECN CE */
+	ROCETUNE_A_QP_RX_ECN_ECT_PKTS,	/* u64: received ECT(0)/ECT(1), not CE */
+	ROCETUNE_A_QP_TX_ECN_ECT_PKTS,	/* u64: sent ECN-capable (ECN != 0) */
+	ROCETUNE_A_QP_RX_CNP_PKTS,	/* u64: BTH opcode 0x81 received */
+	ROCETUNE_A_QP_TX_CNP_PKTS,	/* u64: BTH opcode 0x81 sent */
+	ROCETUNE_A_QP_RX_NAK_SEQ_ERR,	/* u64: AETH NAK PSN sequence error */
+	ROCETUNE_A_QP_RX_RNR_NAK,	/* u64: AETH RNR NAK received */
+	ROCETUNE_A_QP_TX_NAK_SEQ_ERR,	/* u64: ... sent */
+	ROCETUNE_A_QP_TX_RNR_NAK,	/* u64: ... sent */
+	ROCETUNE_A_QP_TX_RETRANSMIT_PKTS,	/* u64: request PSN not after the highest sent */
+	ROCETUNE_A_QP_HW_COUNTERS,	/* nest: ROCETUNE_A_HWC_ENTRY... (bound hw counter) */
+	ROCETUNE_A_QP_DEV_INDEX,	/* u32: RDMA device index */
+	ROCETUNE_A_QP_RX_ACKREQ_PKTS,	/* u64: received with BTH AckReq set */
+	ROCETUNE_A_QP_DESTROYED_NS,	/* u64: CLOCK_MONOTONIC of the QP's destroy */
+
+	__ROCETUNE_A_QP_MAX,
+	ROCETUNE_A_QP_MAX = __ROCETUNE_A_QP_MAX - 1
 };
 
 /* ROCETUNE_A_EVENT_TYPE values. */

@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * rocetune: netfilter observer of software RoCE packets.
+ *
+ * Receive: NF_INET_PRE_ROUTING (IPv4 and IPv6), first priority, which runs
+ * before the UDP tunnel socket of rxe consumes the packet.  Transmit:
+ * NF_INET_LOCAL_OUT, last priority (rxe sends through ip_local_out() and
+ * ip6_local_out()).  Only init_net: rxe works there only.  The hooks only
+ * read: they always return NF_ACCEPT and never modify, delay or drop.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/netfilter.h>
+#include <linux/netfilter_ipv4.h>
+#include <linux/netfilter_ipv6.h>
+#include <linux/skbuff.h>
+#include <linux/udp.h>
+#include <net/net_namespace.h>
+
+#include "rocetune.h"
+#include "rocetune_bth.h"
+#include "rocetune_qp.h"
+
+/* Fast exit: not UDP to port 4791.  @off is the UDP header's offset. */
+static bool rt_nf_not_roce(const struct sk_buff *skb, unsigned int off)
+{
+	struct udphdr _uh;
+	const struct udphdr *uh;
+
+	uh = skb_header_pointer(skb, off, sizeof(_uh), &_uh);
+	return !uh || uh->dest != htons(RT_ROCE_UDP_PORT);
+}
+
+static void rt_nf_count(struct sk_buff *skb, const struct net_device *ndev,
+			bool tx)
+{
+	u8 buf[RT_PARSE_MAX];
+	unsigned int len = min_t(unsigned int, skb->len, sizeof(buf));
+	struct rt_qpdev *qd;
+	struct rt_pkt pkt;
+	struct rt_qp *qp;
+	const u8 *b;
+
+	if (!ndev)
+		return;
+	qd = rt_qpdev_by_ifindex(ndev->ifindex);
+	if (!qd)
+		return;
+	b = skb_header_pointer(skb, 0, len, buf);
+	if (!b || !rt_parse_roce(b, len, &pkt))
+		return;
+
+	if (!tx) {
+		/* The BTH destination QP is the receiving local QP. */
+		qp = rt_qp_get_or_create(qd->index, pkt.dqpn);
+		if (!qp) {
+			atomic64_inc(&qd->unattr_rx);
+			return;
+		}
+	} else if (pkt.has_deth) {
+		/* UD: the DETH names the sending QP. */
+		qp = rt_qp_get_or_create(qd->index, pkt.sqpn);
+		if (!qp) {
+			atomic64_inc(&qd->unattr_tx);
+			return;
+		}
+	} else {
+		/* RC/UC, CNPs: map the remote QP back to the local one. */
+		qp = rt_qp_lookup_tx(qd, pkt.dqpn, pkt.daddr);
+		if (!qp) {
+			atomic64_inc(&qd->unattr_tx);
+			return;
+		}
+	}
+	rt_qp_account(qp, &pkt, tx);
+}
+
+static unsigned int rt_nf_ipv4(void *priv, struct sk_buff *skb,
+			       const struct nf_hook_state *state)
+{
+	const struct iphdr *iph;
+	struct iphdr _iph;
+
+	iph = skb_header_pointer(skb, 0, sizeof(_iph), &_iph);
+	if (!iph || iph->protocol != IPPROTO_UDP || iph->ihl < 5 ||
+	    rt_nf_not_roce(skb, iph->ihl * 4))
+		return NF_ACCEPT;
+	if (state->hook == NF_INET_PRE_ROUTING)
+		rt_nf_count(skb, state->in, false);
+	else
+		rt_nf_count(skb, state->out, true);
+	return NF_ACCEPT;
+}
+
+static unsigned int rt_nf_ipv6(void *priv, struct sk_buff *skb,
+			       const struct nf_hook_state *state)
+{
+	const struct ipv6hdr *ip6h;
+	struct ipv6hdr _ip6h;
+
+	ip6h = skb_header_pointer(skb, 0, sizeof(_ip6h), &_ip6h);
+	if (!ip6h || ip6h->nexthdr != IPPROTO_UDP ||
+	    rt_nf_not_roce(skb, sizeof(*ip6h)))
+		return NF_ACCEPT;
+	if (state->hook == NF_INET_PRE_ROUTING)
+		rt_nf_count(skb, state->in, false);
+	else
+		rt_nf_count(skb, state->out, true);
+	return NF_ACCEPT;
+}
+
+static const struct nf_hook_ops rt_nf_ops[] = {
+	{
+		.hook = rt_nf_ipv4,
+		.pf = NFPROTO_IPV4,
+		.hooknum = NF_INET_PRE_ROUTING,
+		.priority = NF_IP_PRI_FIRST,
+	},
+	{
+		.hook = rt_nf_ipv4,
+		.pf = NFPROTO_IPV4,
+		.hooknum = NF_INET_LOCAL_OUT,
+		.priority = NF_IP_PRI_LAST,
+	},
+	{
+		.hook = rt_nf_ipv6,
+		.pf = NFPROTO_IPV6,
+		.hooknum = NF_INET_PRE_ROUTING,
+		.priority = NF_IP6_PRI_FIRST,
+	},
+	{
+		.hook = rt_nf_ipv6,
+		.pf = NFPROTO_IPV6,
+		.hooknum = NF_INET_LOCAL_OUT,
+		.priority = NF_IP6_PRI_LAST,
+	},
+};
+
+/**
+ * rt_nf_init - register the netfilter hooks in init_net
+ *
+ * Return: 0 or a negative errno.
+ */
+int __init rt_nf_init(void)
+{
+	return nf_register_net_hooks(&init_net, rt_nf_ops,
+				     ARRAY_SIZE(rt_nf_ops));
+}
+
+/**
+ * rt_nf_fini - unregister the netfilter hooks
+ *
+ * nf_unregister_net_hooks() waits for running hooks (synchronize_net()).
+ */
+void rt_nf_fini(void)
+{
+	nf_unregister_net_hooks(&init_net, rt_nf_ops, ARRAY_SIZE(rt_nf_ops));
+}

@@ -1,0 +1,1466 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * rocetune: per-QP accounting table and its netlink commands.
+ *
+ * One struct rt_qp per local QP of an accounting device, found by
+ * (device index, QP number) in an rhashtable and, for sent RC/UC packets,
+ * by (device index, remote QP number, destination address) in a second
+ * one.  Counters are atomic64; lookups run under RCU without locks.
+ *
+ * Generations: rt_qp_gen only grows.  Every change of an entry records
+ * the generation it read after counting (entry->gen, a maximum); a dump
+ * first increments rt_qp_gen to S and returns S.  A later dump with
+ * SINCE_GEN = S returns every entry whose gen >= S, which includes every
+ * entry changed after the first dump read it (see rt_qp_touch()).
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/capability.h>
+#include <linux/ktime.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/rhashtable.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <net/netlink.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rdma_counter.h>
+#include <rdma/restrack.h>
+
+#include "rocetune.h"
+#include "rocetune_bth.h"
+#include "rocetune_qp.h"
+
+static unsigned int qp_max = 65536;
+module_param(qp_max, uint, 0444);
+MODULE_PARM_DESC(qp_max, "Initial maximum number of accounted QPs (all devices)");
+
+static unsigned int qp_linger_ms;
+module_param(qp_linger_ms, uint, 0644);
+MODULE_PARM_DESC(qp_linger_ms,
+		 "Keep the counters of a destroyed QP this long (ms, default 0)");
+
+/**
+ * rt_qp_linger_ns - how long the entry of a destroyed QP stays
+ *
+ * Return: nanoseconds (the qp_linger_ms parameter).
+ */
+u64 rt_qp_linger_ns(void)
+{
+	return (u64)READ_ONCE(qp_linger_ms) * NSEC_PER_MSEC;
+}
+
+/* Accounting devices (RCU), changed under rt_qpdev_mutex. */
+LIST_HEAD(rt_qpdevs);
+/* Serializes device add/remove/enable and the verification work. */
+DEFINE_MUTEX(rt_qpdev_mutex);
+/* Serializes changes of the QP tables and of QP metadata. */
+DEFINE_SPINLOCK(rt_qp_lock);
+LIST_HEAD(rt_qp_list);
+
+static struct rhashtable rt_qp_ht;
+static struct rhashtable rt_qp_tx_ht;
+static atomic_t rt_qp_count = ATOMIC_INIT(0);
+static u32 rt_qp_max;
+static atomic64_t rt_qp_refused = ATOMIC64_INIT(0);
+static atomic64_t rt_qp_gen = ATOMIC64_INIT(1);
+
+static const struct rhashtable_params rt_qp_params = {
+	.key_len = sizeof(struct rt_qp_key),
+	.key_offset = offsetof(struct rt_qp, key),
+	.head_offset = offsetof(struct rt_qp, node),
+	.automatic_shrinking = true,
+};
+
+static const struct rhashtable_params rt_qp_tx_params = {
+	.key_len = sizeof(struct rt_qp_txkey),
+	.key_offset = offsetof(struct rt_qp, txkey),
+	.head_offset = offsetof(struct rt_qp, tx_node),
+	.automatic_shrinking = true,
+};
+
+/* Netlink attribute of each counter. */
+static const u16 rt_qp_cnt_attr[RT_QPC_NUM] = {
+	[RT_QPC_RX_PKTS] = ROCETUNE_A_QP_RX_PKTS,
+	[RT_QPC_RX_BYTES] = ROCETUNE_A_QP_RX_BYTES,
+	[RT_QPC_TX_PKTS] = ROCETUNE_A_QP_TX_PKTS,
+	[RT_QPC_TX_BYTES] = ROCETUNE_A_QP_TX_BYTES,
+	[RT_QPC_RX_ECN_CE] = ROCETUNE_A_QP_RX_ECN_CE_PKTS,
+	[RT_QPC_RX_ECN_ECT] = ROCETUNE_A_QP_RX_ECN_ECT_PKTS,
+	[RT_QPC_TX_ECN_ECT] = ROCETUNE_A_QP_TX_ECN_ECT_PKTS,
+	[RT_QPC_RX_CNP] = ROCETUNE_A_QP_RX_CNP_PKTS,
+	[RT_QPC_TX_CNP] = ROCETUNE_A_QP_TX_CNP_PKTS,
+	[RT_QPC_RX_NAK_SEQ_ERR] = ROCETUNE_A_QP_RX_NAK_SEQ_ERR,
+	[RT_QPC_RX_RNR_NAK] = ROCETUNE_A_QP_RX_RNR_NAK,
+	[RT_QPC_TX_NAK_SEQ_ERR] = ROCETUNE_A_QP_TX_NAK_SEQ_ERR,
+	[RT_QPC_TX_RNR_NAK] = ROCETUNE_A_QP_TX_RNR_NAK,
+	[RT_QPC_TX_RETRANSMIT] = ROCETUNE_A_QP_TX_RETRANSMIT_PKTS,
+	[RT_QPC_RX_ACKREQ] = ROCETUNE_A_QP_RX_ACKREQ_PKTS,
+};
+
+/* Devices --------------------------------------------------------------- */
+
+/**
+ * rt_qpdev_by_ifindex - the accounting device on a netdev
+ * @ifindex: the netdev's ifindex
+ *
+ * Context: rcu_read_lock() held; the result is valid until it is dropped.
+ * Return: the device with accounting enabled, or NULL.
+ */
+struct rt_qpdev *rt_qpdev_by_ifindex(int ifindex)
+{
+	struct rt_qpdev *qd;
+	int i;
+
+	list_for_each_entry_rcu(qd, &rt_qpdevs, node) {
+		if (!READ_ONCE(qd->acct))
+			continue;
+		for (i = 0; i < RT_QPDEV_MAX_PORTS; i++)
+			if (qd->ifindex[i] == ifindex)
+				return qd;
+	}
+	return NULL;
+}
+
+/**
+ * rt_qpdev_by_ibdev - the accounting device of an ib_device
+ * @ibdev: the device
+ *
+ * Context: rcu_read_lock() or rt_qpdev_mutex held.
+ * Return: the device with accounting enabled, or NULL.
+ */
+struct rt_qpdev *rt_qpdev_by_ibdev(const struct ib_device *ibdev)
+{
+	struct rt_qpdev *qd;
+
+	list_for_each_entry_rcu(qd, &rt_qpdevs, node,
+				lockdep_is_held(&rt_qpdev_mutex))
+		if (qd->ibdev == ibdev)
+			return READ_ONCE(qd->acct) ? qd : NULL;
+	return NULL;
+}
+
+static struct rt_qpdev *rt_qpdev_find(u32 index, const char *name)
+{
+	struct rt_qpdev *qd;
+	bool match;
+
+	list_for_each_entry_rcu(qd, &rt_qpdevs, node,
+				lockdep_is_held(&rt_qpdev_mutex)) {
+		if (name) {
+			spin_lock_bh(&rt_qp_lock);
+			match = !strcmp(qd->name, name);
+			spin_unlock_bh(&rt_qp_lock);
+		} else {
+			match = qd->index == index;
+		}
+		if (match)
+			return qd;
+	}
+	return NULL;
+}
+
+/* Copy the name of device @index into @buf ("" if it is gone). */
+static void rt_qpdev_name(u32 index, char *buf)
+{
+	struct rt_qpdev *qd;
+
+	buf[0] = '\0';
+	rcu_read_lock();
+	qd = rt_qpdev_find(index, NULL);
+	if (qd) {
+		spin_lock_bh(&rt_qp_lock);
+		strscpy(buf, qd->name, IB_DEVICE_NAME_MAX);
+		spin_unlock_bh(&rt_qp_lock);
+	}
+	rcu_read_unlock();
+}
+
+/**
+ * rt_qp_dev_rename - follow a device rename
+ * @ibdev: the device, which has its new name already
+ *
+ * Context: process context (the RDMA client's rename callback).
+ */
+void rt_qp_dev_rename(struct ib_device *ibdev)
+{
+	struct rt_qpdev *qd;
+
+	mutex_lock(&rt_qpdev_mutex);
+	list_for_each_entry(qd, &rt_qpdevs, node) {
+		if (qd->ibdev != ibdev)
+			continue;
+		spin_lock_bh(&rt_qp_lock);
+		strscpy(qd->name, dev_name(&ibdev->dev), sizeof(qd->name));
+		spin_unlock_bh(&rt_qp_lock);
+	}
+	mutex_unlock(&rt_qpdev_mutex);
+}
+
+/**
+ * rt_qp_dev_add - start QP accounting state for a device
+ * @ibdev: the device (from the RDMA client's add callback)
+ *
+ * Accounting is on by default for software RoCE (rxe), whose packets
+ * cross the IP stack, and off for other drivers.
+ *
+ * Context: process context, may sleep.
+ * Return: 0 or -ENOMEM.
+ */
+int rt_qp_dev_add(struct ib_device *ibdev)
+{
+	struct rt_qpdev *qd;
+	unsigned int i = 0;
+	u32 port;
+
+	qd = kzalloc(sizeof(*qd), GFP_KERNEL);
+	if (!qd)
+		return -ENOMEM;
+	qd->ibdev = ibdev;
+	qd->index = ibdev->index;
+	strscpy(qd->name, dev_name(&ibdev->dev), sizeof(qd->name));
+	qd->sw = ibdev->ops.driver_id == RDMA_DRIVER_RXE;
+	qd->acct = qd->sw;
+	atomic64_set(&qd->unattr_rx, 0);
+	atomic64_set(&qd->unattr_tx, 0);
+	rdma_for_each_port(ibdev, port) {
+		struct net_device *ndev;
+
+		if (i == RT_QPDEV_MAX_PORTS)
+			break;
+		ndev = rt_port_netdev(ibdev, port);
+		if (ndev) {
+			qd->ifindex[i] = ndev->ifindex;
+			dev_put(ndev);
+		}
+		i++;
+	}
+	mutex_lock(&rt_qpdev_mutex);
+	list_add_tail_rcu(&qd->node, &rt_qpdevs);
+	mutex_unlock(&rt_qpdev_mutex);
+	return 0;
+}
+
+static void rt_qp_unlink(struct rt_qp *qp)
+{
+	lockdep_assert_held(&rt_qp_lock);
+	rhashtable_remove_fast(&rt_qp_ht, &qp->node, rt_qp_params);
+	if (qp->tx_linked)
+		rhashtable_remove_fast(&rt_qp_tx_ht, &qp->tx_node,
+				       rt_qp_tx_params);
+	qp->tx_linked = false;
+	list_del_rcu(&qp->list);
+	atomic_dec(&rt_qp_count);
+	kfree_rcu(qp, rcu);
+}
+
+/* Drop every entry of a device (all devices when @all). */
+static void rt_qp_flush(u32 dev, bool all)
+{
+	struct rt_qp *qp, *tmp;
+
+	spin_lock_bh(&rt_qp_lock);
+	list_for_each_entry_safe(qp, tmp, &rt_qp_list, list)
+		if (all || qp->key.dev == dev)
+			rt_qp_unlink(qp);
+	spin_unlock_bh(&rt_qp_lock);
+}
+
+/**
+ * rt_qp_dev_remove - drop the QP accounting state of a device
+ * @ibdev: the device (from the RDMA client's remove callback)
+ *
+ * After this returns no hook or probe uses @ibdev any more.
+ *
+ * Context: process context, may sleep.
+ */
+void rt_qp_dev_remove(struct ib_device *ibdev)
+{
+	struct rt_qpdev *qd;
+
+	mutex_lock(&rt_qpdev_mutex);
+	list_for_each_entry(qd, &rt_qpdevs, node)
+		if (qd->ibdev == ibdev)
+			break;
+	if (list_entry_is_head(qd, &rt_qpdevs, node)) {
+		mutex_unlock(&rt_qpdev_mutex);
+		return;
+	}
+	WRITE_ONCE(qd->acct, false);
+	list_del_rcu(&qd->node);
+	mutex_unlock(&rt_qpdev_mutex);
+	/* No reader finds the device after this; then drop its QPs. */
+	synchronize_rcu();
+	rt_qp_flush(qd->index, false);
+	kfree(qd);
+}
+
+/* Entries --------------------------------------------------------------- */
+
+/* Record a change; see the generation rule at the top of the file. */
+static void rt_qp_touch(struct rt_qp *qp)
+{
+	s64 g, old;
+
+	/*
+	 * Order the counter updates before reading the generation; pairs
+	 * with the full barrier of atomic64_inc_return() in a dump's start.
+	 */
+	smp_mb__after_atomic();
+	g = atomic64_read(&rt_qp_gen);
+	old = atomic64_read(&qp->gen);
+	while (old < g) {
+		s64 seen = atomic64_cmpxchg(&qp->gen, old, g);
+
+		if (seen == old)
+			break;
+		old = seen;
+	}
+}
+
+/**
+ * rt_qp_lookup - find the entry of a local QP
+ * @dev: device index
+ * @qpn: QP number
+ *
+ * Context: rcu_read_lock() held.
+ * Return: the entry or NULL.
+ */
+struct rt_qp *rt_qp_lookup(u32 dev, u32 qpn)
+{
+	struct rt_qp_key key = { .dev = dev, .qpn = qpn };
+
+	return rhashtable_lookup(&rt_qp_ht, &key, rt_qp_params);
+}
+
+/* Insert a new entry; rt_qp_lock held.  Return: the entry or NULL. */
+static struct rt_qp *rt_qp_insert(u32 dev, u32 qpn)
+{
+	struct rt_qp *qp;
+	int i;
+
+	lockdep_assert_held(&rt_qp_lock);
+	if (atomic_read(&rt_qp_count) >= READ_ONCE(rt_qp_max)) {
+		atomic64_inc(&rt_qp_refused);
+		return NULL;
+	}
+	qp = kzalloc(sizeof(*qp), GFP_ATOMIC);
+	if (!qp) {
+		atomic64_inc(&rt_qp_refused);
+		return NULL;
+	}
+	qp->key.dev = dev;
+	qp->key.qpn = qpn;
+	for (i = 0; i < RT_QPC_NUM; i++)
+		atomic64_set(&qp->cnt[i], 0);
+	atomic64_set(&qp->first_ns, 0);
+	atomic64_set(&qp->last_ns, 0);
+	atomic64_set(&qp->gen, 0);
+	if (rhashtable_insert_fast(&rt_qp_ht, &qp->node, rt_qp_params)) {
+		kfree(qp);
+		atomic64_inc(&rt_qp_refused);
+		return NULL;
+	}
+	list_add_tail_rcu(&qp->list, &rt_qp_list);
+	atomic_inc(&rt_qp_count);
+	rt_qp_touch(qp);
+	return qp;
+}
+
+/**
+ * rt_qp_get_or_create - find the entry of a local QP, creating it
+ * @dev: device index
+ * @qpn: QP number
+ *
+ * A new entry is not yet verified: the verification work checks it against
+ * the RDMA core's resource tracking and drops it if the QP does not exist.
+ *
+ * Context: rcu_read_lock() held, any context.
+ * Return: the entry, or NULL when the table is full (counted as refused).
+ */
+struct rt_qp *rt_qp_get_or_create(u32 dev, u32 qpn)
+{
+	struct rt_qp *qp = rt_qp_lookup(dev, qpn);
+
+	if (qp)
+		return qp;
+	spin_lock_bh(&rt_qp_lock);
+	qp = rt_qp_lookup(dev, qpn);
+	if (!qp) {
+		qp = rt_qp_insert(dev, qpn);
+		if (qp)
+			rt_qptrack_kick();
+	}
+	spin_unlock_bh(&rt_qp_lock);
+	return qp;
+}
+
+/**
+ * rt_qp_lookup_tx - find the local QP that sends to a remote QP
+ * @qd: the sending device
+ * @rqpn: the destination QP of the packet
+ * @daddr: the packet's destination address (IPv4-mapped for IPv4)
+ *
+ * Context: rcu_read_lock() held.
+ * Return: the entry, or NULL when no local QP is known to be connected to
+ * @rqpn at @daddr (or to @rqpn at an unknown address).
+ */
+struct rt_qp *rt_qp_lookup_tx(struct rt_qpdev *qd, u32 rqpn, const u8 *daddr)
+{
+	struct rt_qp_txkey key = { .dev = qd->index, .rqpn = rqpn };
+	struct rt_qp *qp;
+
+	memcpy(key.daddr, daddr, sizeof(key.daddr));
+	qp = rhashtable_lookup(&rt_qp_tx_ht, &key, rt_qp_tx_params);
+	if (qp)
+		return qp;
+	memset(key.daddr, 0, sizeof(key.daddr));
+	return rhashtable_lookup(&rt_qp_tx_ht, &key, rt_qp_tx_params);
+}
+
+static void rt_qp_cnt_add(struct rt_qp *qp, enum rt_qpc c, u64 v)
+{
+	atomic64_add(v, &qp->cnt[c]);
+}
+
+/**
+ * rt_qp_account - count one packet on a QP
+ * @qp: the entry
+ * @pkt: the parsed packet
+ * @tx: the QP sent it (else it received it)
+ *
+ * Context: rcu_read_lock() held, any context.  The PSN state of a QP is
+ * only written by its requester's packets, which rxe sends serially.
+ */
+void rt_qp_account(struct rt_qp *qp, const struct rt_pkt *pkt, bool tx)
+{
+	u64 now = ktime_get_ns();
+	u8 syn = pkt->syndrome & RT_AETH_TYPE_MASK;
+
+	if (tx) {
+		rt_qp_cnt_add(qp, RT_QPC_TX_PKTS, 1);
+		rt_qp_cnt_add(qp, RT_QPC_TX_BYTES, pkt->ip_len);
+		if (pkt->ecn)
+			rt_qp_cnt_add(qp, RT_QPC_TX_ECN_ECT, 1);
+		if (pkt->opcode == RT_OP_CNP)
+			rt_qp_cnt_add(qp, RT_QPC_TX_CNP, 1);
+		if (pkt->has_aeth && pkt->syndrome == RT_AETH_NAK_SEQ_ERR)
+			rt_qp_cnt_add(qp, RT_QPC_TX_NAK_SEQ_ERR, 1);
+		if (pkt->has_aeth && syn == RT_AETH_RNR_NAK)
+			rt_qp_cnt_add(qp, RT_QPC_TX_RNR_NAK, 1);
+		if (rt_op_is_request(pkt->opcode)) {
+			u32 max = READ_ONCE(qp->tx_max_psn);
+
+			if (!READ_ONCE(qp->tx_psn_valid) ||
+			    rt_psn_after(pkt->psn, max)) {
+				WRITE_ONCE(qp->tx_max_psn, pkt->psn);
+				WRITE_ONCE(qp->tx_psn_valid, true);
+			} else {
+				rt_qp_cnt_add(qp, RT_QPC_TX_RETRANSMIT, 1);
+			}
+		}
+	} else {
+		rt_qp_cnt_add(qp, RT_QPC_RX_PKTS, 1);
+		rt_qp_cnt_add(qp, RT_QPC_RX_BYTES, pkt->ip_len);
+		if (pkt->ecn == 3)
+			rt_qp_cnt_add(qp, RT_QPC_RX_ECN_CE, 1);
+		else if (pkt->ecn)
+			rt_qp_cnt_add(qp, RT_QPC_RX_ECN_ECT, 1);
+		if (pkt->opcode == RT_OP_CNP)
+			rt_qp_cnt_add(qp, RT_QPC_RX_CNP, 1);
+		if (pkt->has_aeth && pkt->syndrome == RT_AETH_NAK_SEQ_ERR)
+			rt_qp_cnt_add(qp, RT_QPC_RX_NAK_SEQ_ERR, 1);
+		if (pkt->has_aeth && syn == RT_AETH_RNR_NAK)
+			rt_qp_cnt_add(qp, RT_QPC_RX_RNR_NAK, 1);
+		if (pkt->ackreq)
+			rt_qp_cnt_add(qp, RT_QPC_RX_ACKREQ, 1);
+	}
+	if (!atomic64_read(&qp->first_ns))
+		atomic64_cmpxchg(&qp->first_ns, 0, now);
+	atomic64_set(&qp->last_ns, now);
+	rt_qp_touch(qp);
+}
+
+/* Owner of a QP from its restrack entry; the entry is referenced. */
+static void rt_qp_owner(struct rt_qp *qp, struct ib_qp *ibqp)
+{
+	struct task_struct *task = ibqp->res.task;
+
+	if (task) {
+		qp->pid = task_pid_nr(task);
+		get_task_comm(qp->comm, task);
+	} else {
+		qp->pid = 0;
+		strscpy(qp->comm, ibqp->res.kern_name ?: "", sizeof(qp->comm));
+	}
+	qp->owner_known = true;
+}
+
+/**
+ * rt_qp_created - a QP was created: start a fresh entry for it
+ * @ibqp: the new QP, referenced by the caller (rdma_restrack_add())
+ *
+ * An old entry with the same QP number belongs to a destroyed QP: it is
+ * replaced, so that a reused number does not inherit counts.
+ *
+ * Context: any context; takes rt_qp_lock.
+ */
+void rt_qp_created(struct ib_qp *ibqp)
+{
+	struct rt_qpdev *qd;
+	struct rt_qp *qp;
+
+	rcu_read_lock();
+	qd = rt_qpdev_by_ibdev(ibqp->device);
+	if (!qd)
+		goto out;
+	spin_lock_bh(&rt_qp_lock);
+	qp = rt_qp_lookup(qd->index, ibqp->qp_num);
+	if (qp)
+		rt_qp_unlink(qp);
+	qp = rt_qp_insert(qd->index, ibqp->qp_num);
+	if (qp) {
+		qp->type = ibqp->qp_type;
+		qp->type_known = true;
+		qp->verified = true;
+		rt_qp_owner(qp, ibqp);
+	}
+	spin_unlock_bh(&rt_qp_lock);
+out:
+	rcu_read_unlock();
+}
+
+/**
+ * rt_qp_forget - drop the entry of a QP
+ * @dev: device index
+ * @qpn: QP number
+ *
+ * Context: any context; takes rt_qp_lock.
+ */
+void rt_qp_forget(u32 dev, u32 qpn)
+{
+	struct rt_qp *qp;
+
+	rcu_read_lock();
+	spin_lock_bh(&rt_qp_lock);
+	qp = rt_qp_lookup(dev, qpn);
+	if (qp)
+		rt_qp_unlink(qp);
+	spin_unlock_bh(&rt_qp_lock);
+	rcu_read_unlock();
+}
+
+/* Drop the entry of a destroyed QP now, or mark it to linger. */
+static void rt_qp_kill(u32 dev, u32 qpn)
+{
+	struct rt_qp *qp;
+
+	if (!rt_qp_linger_ns()) {
+		rt_qp_forget(dev, qpn);
+		return;
+	}
+	rcu_read_lock();
+	spin_lock_bh(&rt_qp_lock);
+	qp = rt_qp_lookup(dev, qpn);
+	if (qp && !qp->dead_ns) {
+		qp->dead_ns = ktime_get_ns();
+		rt_qp_touch(qp);
+	}
+	spin_unlock_bh(&rt_qp_lock);
+	rcu_read_unlock();
+	rt_qptrack_kick();
+}
+
+/**
+ * rt_qp_destroyed - a QP is being destroyed: drop its entry
+ * @ibdev: its device
+ * @qpn: its QP number
+ *
+ * With the qp_linger_ms parameter, the entry stays (marked destroyed) for
+ * that long, so that the final counts of short-lived QPs can be read.
+ *
+ * Context: any context; takes rt_qp_lock.
+ */
+void rt_qp_destroyed(struct ib_device *ibdev, u32 qpn)
+{
+	struct rt_qpdev *qd;
+
+	rcu_read_lock();
+	qd = rt_qpdev_by_ibdev(ibdev);
+	if (qd)
+		rt_qp_kill(qd->index, qpn);
+	rcu_read_unlock();
+}
+
+/**
+ * rt_qp_connected - a QP got its destination QP: map its sent packets
+ * @ibqp: the QP
+ * @rqpn: its destination QP number
+ * @daddr: the destination IP address (IPv4-mapped), or NULL if unknown
+ *
+ * A previous mapping of the same (device, remote QP, address) belongs to
+ * a QP that is gone or was reconnected; it is replaced.
+ *
+ * Context: any context; takes rt_qp_lock.
+ */
+void rt_qp_connected(struct ib_qp *ibqp, u32 rqpn, const u8 *daddr)
+{
+	struct rt_qpdev *qd;
+	struct rt_qp *qp, *old;
+
+	rcu_read_lock();
+	qd = rt_qpdev_by_ibdev(ibqp->device);
+	if (!qd)
+		goto out;
+	qp = rt_qp_get_or_create(qd->index, ibqp->qp_num);
+	if (!qp)
+		goto out;
+	spin_lock_bh(&rt_qp_lock);
+	if (qp->tx_linked)
+		rhashtable_remove_fast(&rt_qp_tx_ht, &qp->tx_node,
+				       rt_qp_tx_params);
+	qp->tx_linked = false;
+	qp->txkey.dev = qd->index;
+	qp->txkey.rqpn = rqpn;
+	if (daddr)
+		memcpy(qp->txkey.daddr, daddr, sizeof(qp->txkey.daddr));
+	else
+		memset(qp->txkey.daddr, 0, sizeof(qp->txkey.daddr));
+	qp->rqpn_known = true;
+	qp->type = ibqp->qp_type;
+	qp->type_known = true;
+	old = rhashtable_lookup(&rt_qp_tx_ht, &qp->txkey, rt_qp_tx_params);
+	if (old) {
+		rhashtable_remove_fast(&rt_qp_tx_ht, &old->tx_node,
+				       rt_qp_tx_params);
+		old->tx_linked = false;
+	}
+	if (!rhashtable_insert_fast(&rt_qp_tx_ht, &qp->tx_node,
+				    rt_qp_tx_params))
+		qp->tx_linked = true;
+	rt_qp_touch(qp);
+	spin_unlock_bh(&rt_qp_lock);
+out:
+	rcu_read_unlock();
+}
+
+/**
+ * rt_qp_set_meta - record what the RDMA core says about a QP
+ * @dev: device index
+ * @qpn: QP number
+ * @type: enum ib_qp_type
+ * @comm: owner's command name
+ * @pid: owner's PID
+ *
+ * Marks the entry verified.  Context: process context.
+ */
+void rt_qp_set_meta(u32 dev, u32 qpn, int type, const char *comm, pid_t pid)
+{
+	struct rt_qp *qp;
+
+	rcu_read_lock();
+	spin_lock_bh(&rt_qp_lock);
+	qp = rt_qp_lookup(dev, qpn);
+	if (qp) {
+		qp->type = type;
+		qp->type_known = true;
+		qp->pid = pid;
+		strscpy(qp->comm, comm, sizeof(qp->comm));
+		qp->owner_known = true;
+		qp->verified = true;
+	}
+	spin_unlock_bh(&rt_qp_lock);
+	rcu_read_unlock();
+}
+
+/**
+ * rt_qp_keys - snapshot the keys of the entries of a device
+ * @dev: device index
+ * @keys: set to a kvmalloc'ed array (kvfree() it), NULL when empty
+ * @unverified_only: only entries not yet verified
+ *
+ * Context: process context.
+ * Return: the number of keys, or -ENOMEM.
+ */
+int rt_qp_keys(u32 dev, struct rt_qp_key **keys, bool unverified_only)
+{
+	unsigned int cap = atomic_read(&rt_qp_count), n = 0;
+	struct rt_qp *qp;
+
+	*keys = NULL;
+	if (!cap)
+		return 0;
+	*keys = kvmalloc_array(cap, sizeof(**keys), GFP_KERNEL);
+	if (!*keys)
+		return -ENOMEM;
+	rcu_read_lock();
+	list_for_each_entry_rcu(qp, &rt_qp_list, list) {
+		if (n == cap)
+			break;
+		if (qp->key.dev != dev ||
+		    (unverified_only && READ_ONCE(qp->verified)))
+			continue;
+		(*keys)[n++] = qp->key;
+	}
+	rcu_read_unlock();
+	return n;
+}
+
+/* Netlink ---------------------------------------------------------------- */
+
+static struct netlink_range_validation rt_qpn_range = {
+	.min = 0,
+	.max = RT_PSN_MASK,
+};
+
+#define RT_QP_POLICY_DEV						\
+	[ROCETUNE_A_DEV_INDEX] = { .type = NLA_U32 },			\
+	[ROCETUNE_A_DEV_NAME] = { .type = NLA_NUL_STRING,		\
+				  .len = IB_DEVICE_NAME_MAX - 1 }
+
+const struct nla_policy rt_qp_get_policy[RT_QP_GET_MAXATTR + 1] = {
+	RT_QP_POLICY_DEV,
+	[ROCETUNE_A_QPN] = NLA_POLICY_FULL_RANGE(NLA_U32, &rt_qpn_range),
+	[ROCETUNE_A_QPN_MIN] = NLA_POLICY_FULL_RANGE(NLA_U32, &rt_qpn_range),
+	[ROCETUNE_A_QPN_MAX] = NLA_POLICY_FULL_RANGE(NLA_U32, &rt_qpn_range),
+	[ROCETUNE_A_QP_TOP_K] = NLA_POLICY_MIN(NLA_U32, 1),
+	[ROCETUNE_A_QP_TOP_BY] = { .type = NLA_U32 },
+	[ROCETUNE_A_QP_SINCE_GEN] = { .type = NLA_U64 },
+};
+
+const struct nla_policy rt_qp_set_policy[RT_QP_SET_MAXATTR + 1] = {
+	RT_QP_POLICY_DEV,
+	[ROCETUNE_A_QP_ACCT] = NLA_POLICY_MAX(NLA_U8, 1),
+	[ROCETUNE_A_QP_TABLE_MAX] = NLA_POLICY_MIN(NLA_U32, 1),
+};
+
+const struct nla_policy rt_qp_stats_policy[RT_QP_STATS_MAXATTR + 1] = {
+	RT_QP_POLICY_DEV,
+};
+
+/*
+ * The device named by the request, or NULL, if the caller's namespace may
+ * see it; rcu or rt_qpdev_mutex held.
+ */
+static struct rt_qpdev *rt_qp_nl_dev(struct net *net, struct nlattr **tb,
+				     struct netlink_ext_ack *extack)
+{
+	struct nlattr *a_idx = tb[ROCETUNE_A_DEV_INDEX];
+	struct nlattr *a_name = tb[ROCETUNE_A_DEV_NAME];
+	struct rt_qpdev *qd;
+
+	if (!a_idx && !a_name)
+		return NULL;
+	qd = rt_qpdev_find(a_idx ? nla_get_u32(a_idx) : 0,
+			   a_name ? nla_data(a_name) : NULL);
+	if (qd && !rdma_dev_access_netns(qd->ibdev, net))
+		qd = NULL;
+	if (!qd) {
+		NL_SET_ERR_MSG_ATTR(extack, a_name ?: a_idx,
+				    "no RDMA device by this name or index");
+		return ERR_PTR(-ENODEV);
+	}
+	if (a_idx && a_name && qd->index != nla_get_u32(a_idx)) {
+		NL_SET_ERR_MSG_ATTR(extack, a_idx,
+				    "device index and name refer to different devices");
+		return ERR_PTR(-EINVAL);
+	}
+	return qd;
+}
+
+/**
+ * struct rt_qp_snap - a copy of one entry, taken under rt_qp_lock
+ * @key: device and QP number
+ * @meta: the metadata fields
+ * @gen: generation of the last change
+ * @first_ns: first packet
+ * @last_ns: last packet
+ * @cnt: the counters
+ */
+struct rt_qp_snap {
+	struct rt_qp_key key;
+	struct {
+		bool type_known, rqpn_known, owner_known;
+		u8 type;
+		u32 rqpn;
+		pid_t pid;
+		char comm[TASK_COMM_LEN];
+		u64 dead_ns;
+	} meta;
+	u64 gen;
+	u64 first_ns;
+	u64 last_ns;
+	u64 cnt[RT_QPC_NUM];
+};
+
+static void rt_qp_snap(struct rt_qp *qp, struct rt_qp_snap *s)
+{
+	int i;
+
+	s->key = qp->key;
+	spin_lock_bh(&rt_qp_lock);
+	s->meta.type_known = qp->type_known;
+	s->meta.rqpn_known = qp->rqpn_known;
+	s->meta.owner_known = qp->owner_known;
+	s->meta.type = qp->type;
+	s->meta.rqpn = qp->txkey.rqpn;
+	s->meta.pid = qp->pid;
+	memcpy(s->meta.comm, qp->comm, sizeof(s->meta.comm));
+	s->meta.dead_ns = qp->dead_ns;
+	spin_unlock_bh(&rt_qp_lock);
+	s->gen = atomic64_read(&qp->gen);
+	s->first_ns = atomic64_read(&qp->first_ns);
+	s->last_ns = atomic64_read(&qp->last_ns);
+	for (i = 0; i < RT_QPC_NUM; i++)
+		s->cnt[i] = atomic64_read(&qp->cnt[i]);
+}
+
+static int rt_qp_put_hw(struct sk_buff *skb, struct ib_device *ibdev,
+			u32 qpn);
+
+/* One QP message; with @ibdev, also its hardware counters (do only). */
+static int rt_qp_fill(struct sk_buff *skb, const struct rt_qp_snap *s,
+		      u64 gen, bool admin, struct ib_device *ibdev, u32 portid,
+		      u32 seq, int flags)
+{
+	char name[IB_DEVICE_NAME_MAX];
+	struct nlattr *nest;
+	void *hdr;
+	int i;
+
+	rt_qpdev_name(s->key.dev, name);
+	hdr = genlmsg_put(skb, portid, seq, &rt_genl_family, flags,
+			  ROCETUNE_CMD_QP_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, ROCETUNE_A_DEV_INDEX, s->key.dev) ||
+	    (name[0] && nla_put_string(skb, ROCETUNE_A_DEV_NAME, name)) ||
+	    nla_put_u64_64bit(skb, ROCETUNE_A_QP_GEN, gen, ROCETUNE_A_PAD))
+		goto err_cancel;
+	nest = nla_nest_start(skb, ROCETUNE_A_QP);
+	if (!nest)
+		goto err_cancel;
+	if (nla_put_u32(skb, ROCETUNE_A_QP_QPN, s->key.qpn) ||
+	    nla_put_u32(skb, ROCETUNE_A_QP_DEV_INDEX, s->key.dev) ||
+	    (s->meta.type_known &&
+	     nla_put_u8(skb, ROCETUNE_A_QP_TYPE, s->meta.type)) ||
+	    (s->meta.rqpn_known &&
+	     nla_put_u32(skb, ROCETUNE_A_QP_REMOTE_QPN, s->meta.rqpn)) ||
+	    (admin && s->meta.owner_known &&
+	     (nla_put_u32(skb, ROCETUNE_A_QP_PID, s->meta.pid) ||
+	      nla_put_string(skb, ROCETUNE_A_QP_COMM, s->meta.comm))) ||
+	    nla_put_u64_64bit(skb, ROCETUNE_A_QP_CHANGED_GEN, s->gen,
+			      ROCETUNE_A_QP_PAD) ||
+	    (s->meta.dead_ns &&
+	     nla_put_u64_64bit(skb, ROCETUNE_A_QP_DESTROYED_NS,
+			       s->meta.dead_ns, ROCETUNE_A_QP_PAD)) ||
+	    (s->first_ns &&
+	     (nla_put_u64_64bit(skb, ROCETUNE_A_QP_FIRST_SEEN_NS, s->first_ns,
+				ROCETUNE_A_QP_PAD) ||
+	      nla_put_u64_64bit(skb, ROCETUNE_A_QP_LAST_SEEN_NS, s->last_ns,
+				ROCETUNE_A_QP_PAD))))
+		goto err_cancel_nest;
+	for (i = 0; i < RT_QPC_NUM; i++)
+		if (nla_put_u64_64bit(skb, rt_qp_cnt_attr[i], s->cnt[i],
+				      ROCETUNE_A_QP_PAD))
+			goto err_cancel_nest;
+	if (ibdev && rt_qp_put_hw(skb, ibdev, s->key.qpn) < 0)
+		goto err_cancel_nest;
+	nla_nest_end(skb, nest);
+	genlmsg_end(skb, hdr);
+	return 0;
+
+err_cancel_nest:
+	nla_nest_cancel(skb, nest);
+err_cancel:
+	genlmsg_cancel(skb, hdr);
+	return -EMSGSIZE;
+}
+
+/*
+ * Per-QP hardware counters: the rdma counter bound to the QP (mlx5 only in
+ * 6.1 and 6.12, kernel-facts §1.5), read the way the RDMA core's netlink
+ * does (its rdma_counter_query_stats() is not exported).  rt_qpdev_mutex
+ * held: the device stays registered.  Return: 1 when counters were put,
+ * 0 when the QP has none, -EMSGSIZE.
+ */
+static int rt_qp_put_hw(struct sk_buff *skb, struct ib_device *ibdev, u32 qpn)
+{
+	struct rdma_restrack_entry *res;
+	struct rdma_counter *c;
+	struct nlattr *nest, *e;
+	struct ib_qp *ibqp;
+	int i, err = 0;
+	u32 cntn;
+
+	if (!ibdev->ops.counter_update_stats)
+		return 0;
+	res = rdma_restrack_get_byid(ibdev, RDMA_RESTRACK_QP, qpn);
+	if (IS_ERR(res))
+		return 0;
+	ibqp = container_of(res, struct ib_qp, res);
+	c = READ_ONCE(ibqp->counter);
+	cntn = c ? c->id : 0;
+	rdma_restrack_put(res);
+	if (!c)
+		return 0;
+	res = rdma_restrack_get_byid(ibdev, RDMA_RESTRACK_COUNTER, cntn);
+	if (IS_ERR(res))
+		return 0;
+	c = container_of(res, struct rdma_counter, res);
+	mutex_lock(&c->lock);
+	if (!c->stats || ibdev->ops.counter_update_stats(c))
+		goto out;
+	nest = nla_nest_start(skb, ROCETUNE_A_QP_HW_COUNTERS);
+	if (!nest) {
+		err = -EMSGSIZE;
+		goto out;
+	}
+	for (i = 0; i < c->stats->num_counters; i++) {
+		e = nla_nest_start(skb, ROCETUNE_A_HWC_ENTRY);
+		if (!e ||
+		    nla_put_string(skb, ROCETUNE_A_HWC_NAME,
+				   c->stats->descs[i].name) ||
+		    nla_put_u64_64bit(skb, ROCETUNE_A_HWC_VALUE,
+				      c->stats->value[i], ROCETUNE_A_HWC_PAD)) {
+			nla_nest_cancel(skb, nest);
+			err = -EMSGSIZE;
+			goto out;
+		}
+		nla_nest_end(skb, e);
+	}
+	nla_nest_end(skb, nest);
+	err = 1;
+out:
+	mutex_unlock(&c->lock);
+	rdma_restrack_put(res);
+	return err;
+}
+
+/*
+ * A QP_GET do reply for a QP without an entry (accounting off, e.g. a
+ * hardware device): its hardware counters only, if it has any.
+ */
+static int rt_qp_hw_only(struct genl_info *info, struct ib_device *ibdev,
+			 u32 dev, u32 qpn)
+{
+	struct nlattr *nest;
+	struct sk_buff *msg;
+	void *hdr;
+	int err;
+
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(msg, info, &rt_genl_family, 0,
+				ROCETUNE_CMD_QP_GET);
+	err = -EMSGSIZE;
+	if (!hdr || nla_put_u32(msg, ROCETUNE_A_DEV_INDEX, dev))
+		goto err_free;
+	nest = nla_nest_start(msg, ROCETUNE_A_QP);
+	if (!nest || nla_put_u32(msg, ROCETUNE_A_QP_QPN, qpn) ||
+	    nla_put_u32(msg, ROCETUNE_A_QP_DEV_INDEX, dev))
+		goto err_free;
+	err = rt_qp_put_hw(msg, ibdev, qpn);
+	if (err < 0)
+		goto err_free;
+	if (!err) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[ROCETUNE_A_QPN],
+				    "no accounted QP and no hardware counter bound to it");
+		err = -ENOENT;
+		goto err_free;
+	}
+	nla_nest_end(msg, nest);
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+
+err_free:
+	nlmsg_free(msg);
+	return err;
+}
+
+/**
+ * rt_qp_get_doit - QP_GET do: one QP by device and QP number
+ * @skb: the request
+ * @info: its attributes
+ *
+ * Return: 0 or a negative errno (with extack).
+ */
+int rt_qp_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	bool admin = netlink_capable(skb, CAP_NET_ADMIN);
+	struct rt_qp_snap *s;
+	struct rt_qpdev *qd;
+	struct sk_buff *msg;
+	struct rt_qp *qp;
+	u32 qpn;
+	int err;
+
+	if (GENL_REQ_ATTR_CHECK(info, ROCETUNE_A_QPN))
+		return -EINVAL;
+	if (!info->attrs[ROCETUNE_A_DEV_INDEX] &&
+	    !info->attrs[ROCETUNE_A_DEV_NAME]) {
+		GENL_SET_ERR_MSG(info, "a device index or name is required");
+		return -EINVAL;
+	}
+	qpn = nla_get_u32(info->attrs[ROCETUNE_A_QPN]);
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return -ENOMEM;
+	/* The mutex keeps the device registered for the hardware part. */
+	mutex_lock(&rt_qpdev_mutex);
+	qd = rt_qp_nl_dev(genl_info_net(info), info->attrs, info->extack);
+	if (IS_ERR(qd)) {
+		err = PTR_ERR(qd);
+		goto out;
+	}
+	rcu_read_lock();
+	qp = rt_qp_lookup(qd->index, qpn);
+	if (qp)
+		rt_qp_snap(qp, s);
+	rcu_read_unlock();
+	if (!qp) {
+		err = rt_qp_hw_only(info, qd->ibdev, qd->index, qpn);
+		goto out;
+	}
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg) {
+		err = -ENOMEM;
+		goto out;
+	}
+	err = rt_qp_fill(msg, s, atomic64_read(&rt_qp_gen), admin, qd->ibdev,
+			 info->snd_portid, info->snd_seq, 0);
+	if (err) {
+		nlmsg_free(msg);
+		goto out;
+	}
+	err = genlmsg_reply(msg, info);
+out:
+	mutex_unlock(&rt_qpdev_mutex);
+	kfree(s);
+	return err;
+}
+
+/**
+ * struct rt_qp_dump - state of a QP_GET dump, cb->args[0] points to it
+ * @gen: generation returned by this dump
+ * @admin: the caller may see owners
+ * @n: number of @keys
+ * @pos: next key to send
+ * @keys: the QPs to send, in order
+ */
+struct rt_qp_dump {
+	u64 gen;
+	bool admin;
+	unsigned int n;
+	unsigned int pos;
+	struct rt_qp_key keys[];
+};
+
+struct rt_qp_rank {
+	u64 val;
+	struct rt_qp_key key;
+};
+
+static int rt_qp_key_cmp(const void *a, const void *b)
+{
+	const struct rt_qp_key *x = a, *y = b;
+
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	if (x->qpn != y->qpn)
+		return x->qpn < y->qpn ? -1 : 1;
+	return 0;
+}
+
+static int rt_qp_rank_key_cmp(const void *a, const void *b)
+{
+	const struct rt_qp_rank *x = a, *y = b;
+
+	return rt_qp_key_cmp(&x->key, &y->key);
+}
+
+static int rt_qp_rank_cmp(const void *a, const void *b)
+{
+	const struct rt_qp_rank *x = a, *y = b;
+
+	if (x->val != y->val)
+		return x->val > y->val ? -1 : 1;
+	return rt_qp_key_cmp(&x->key, &y->key);
+}
+
+static struct nlattr **rt_qp_dump_attrs(struct netlink_callback *cb)
+{
+#ifdef RT_HAVE_GENL_INFO_DUMP
+	return genl_info_dump(cb)->attrs;
+#else
+	return genl_dumpit_info(cb)->attrs;
+#endif
+}
+
+static int rt_qp_top_by(struct nlattr *a, struct netlink_ext_ack *extack)
+{
+	u32 attr = nla_get_u32(a);
+	int i;
+
+	for (i = 0; i < RT_QPC_NUM; i++)
+		if (rt_qp_cnt_attr[i] == attr)
+			return i;
+	NL_SET_ERR_MSG_ATTR(extack, a, "not a counter of a QP");
+	return -EINVAL;
+}
+
+/**
+ * rt_qp_get_start - QP_GET dump: select and order the QPs to send
+ * @cb: the dump
+ *
+ * Filters: device, QP number range, changed since a generation; with
+ * TOP_K, only the K QPs with the highest TOP_BY counter (default
+ * rx_ecn_ce_pkts), highest first.  The selection is a list of keys: each
+ * QP is looked up again when sent, so QPs and devices may go away
+ * mid-dump.
+ *
+ * Return: 0 or a negative errno.
+ */
+int rt_qp_get_start(struct netlink_callback *cb)
+{
+	struct net *net = sock_net(cb->skb->sk);
+	struct nlattr **tb = rt_qp_dump_attrs(cb);
+	u32 qmin = 0, qmax = RT_PSN_MASK, topk = 0;
+	unsigned int cap, n = 0, i;
+	int by = RT_QPC_RX_ECN_CE;
+	bool filtered = false;
+	struct rt_qp_rank *rank;
+	struct rt_qp_dump *d;
+	struct rt_qpdev *qd;
+	u64 since = 0, gen;
+	struct rt_qp *qp;
+	u32 dev = 0;
+
+	cb->args[0] = 0;
+	rcu_read_lock();
+	qd = rt_qp_nl_dev(net, tb, cb->extack);
+	if (IS_ERR(qd)) {
+		rcu_read_unlock();
+		return PTR_ERR(qd);
+	}
+	if (qd) {
+		filtered = true;
+		dev = qd->index;
+	}
+	rcu_read_unlock();
+	if (tb[ROCETUNE_A_QPN_MIN])
+		qmin = nla_get_u32(tb[ROCETUNE_A_QPN_MIN]);
+	if (tb[ROCETUNE_A_QPN_MAX])
+		qmax = nla_get_u32(tb[ROCETUNE_A_QPN_MAX]);
+	if (tb[ROCETUNE_A_QPN]) {
+		qmin = nla_get_u32(tb[ROCETUNE_A_QPN]);
+		qmax = qmin;
+	}
+	if (tb[ROCETUNE_A_QP_SINCE_GEN])
+		since = nla_get_u64(tb[ROCETUNE_A_QP_SINCE_GEN]);
+	if (tb[ROCETUNE_A_QP_TOP_K])
+		topk = nla_get_u32(tb[ROCETUNE_A_QP_TOP_K]);
+	if (tb[ROCETUNE_A_QP_TOP_BY]) {
+		by = rt_qp_top_by(tb[ROCETUNE_A_QP_TOP_BY], cb->extack);
+		if (by < 0)
+			return by;
+	}
+
+	/* First the generation, then the entries: see the top of the file. */
+	gen = atomic64_inc_return(&rt_qp_gen);
+	cap = atomic_read(&rt_qp_count) + 1;
+	rank = kvmalloc_array(cap, sizeof(*rank), GFP_KERNEL);
+	if (!rank)
+		return -ENOMEM;
+	qd = NULL;
+	rcu_read_lock();
+	list_for_each_entry_rcu(qp, &rt_qp_list, list) {
+		if (n == cap)
+			break;
+		if ((filtered && qp->key.dev != dev) || qp->key.qpn < qmin ||
+		    qp->key.qpn > qmax ||
+		    (u64)atomic64_read(&qp->gen) < since)
+			continue;
+		/* Only devices the caller's namespace may see. */
+		if (!qd || qd->index != qp->key.dev)
+			qd = rt_qpdev_find(qp->key.dev, NULL);
+		if (!qd || !rdma_dev_access_netns(qd->ibdev, net))
+			continue;
+		rank[n].key = qp->key;
+		rank[n].val = topk ? atomic64_read(&qp->cnt[by]) : 0;
+		n++;
+	}
+	rcu_read_unlock();
+
+	sort(rank, n, sizeof(*rank), topk ? rt_qp_rank_cmp : rt_qp_rank_key_cmp,
+	     NULL);
+	if (topk && n > topk)
+		n = topk;
+	d = kvmalloc(struct_size(d, keys, n), GFP_KERNEL);
+	if (!d) {
+		kvfree(rank);
+		return -ENOMEM;
+	}
+	d->gen = gen;
+	d->admin = netlink_capable(cb->skb, CAP_NET_ADMIN);
+	d->n = n;
+	d->pos = 0;
+	for (i = 0; i < n; i++)
+		d->keys[i] = rank[i].key;
+	kvfree(rank);
+	cb->args[0] = (long)d;
+	return 0;
+}
+
+/**
+ * rt_qp_get_dumpit - QP_GET dump: send the selected QPs
+ * @skb: the message to fill
+ * @cb: the dump
+ *
+ * Return: the length of @skb, 0 at the end, or a negative errno.
+ */
+int rt_qp_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct rt_qp_dump *d = (struct rt_qp_dump *)cb->args[0];
+	struct rt_qp_snap *s;
+	int err = 0;
+
+	if (!d)
+		return 0;
+	s = kmalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return -ENOMEM;
+	for (; d->pos < d->n; d->pos++) {
+		struct rt_qp *qp;
+
+		rcu_read_lock();
+		qp = rt_qp_lookup(d->keys[d->pos].dev, d->keys[d->pos].qpn);
+		if (qp)
+			rt_qp_snap(qp, s);
+		rcu_read_unlock();
+		if (!qp)
+			continue;
+		err = rt_qp_fill(skb, s, d->gen, d->admin, NULL,
+				 NETLINK_CB(cb->skb).portid,
+				 cb->nlh->nlmsg_seq, NLM_F_MULTI);
+		if (err)
+			break;
+	}
+	kfree(s);
+	if (err == -EMSGSIZE && skb->len)
+		return skb->len;
+	return err ?: skb->len;
+}
+
+/**
+ * rt_qp_get_done - QP_GET dump: free its state
+ * @cb: the dump
+ *
+ * Return: 0.
+ */
+int rt_qp_get_done(struct netlink_callback *cb)
+{
+	kvfree((void *)cb->args[0]);
+	cb->args[0] = 0;
+	return 0;
+}
+
+/**
+ * rt_qp_set_doit - QP_SET: accounting on/off per device, table maximum
+ * @skb: the request
+ * @info: its attributes
+ *
+ * Turning accounting off drops the device's entries.
+ *
+ * Return: 0 or a negative errno.
+ */
+int rt_qp_set_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *a_acct = info->attrs[ROCETUNE_A_QP_ACCT];
+	struct rt_qpdev *qd;
+	int err = 0;
+
+	if (info->attrs[ROCETUNE_A_QP_TABLE_MAX])
+		WRITE_ONCE(rt_qp_max,
+			   nla_get_u32(info->attrs[ROCETUNE_A_QP_TABLE_MAX]));
+	if (!a_acct)
+		return 0;
+	mutex_lock(&rt_qpdev_mutex);
+	qd = rt_qp_nl_dev(genl_info_net(info), info->attrs, info->extack);
+	if (IS_ERR_OR_NULL(qd)) {
+		if (!qd)
+			GENL_SET_ERR_MSG(info, "ACCT needs a device");
+		err = qd ? PTR_ERR(qd) : -EINVAL;
+		goto out;
+	}
+	WRITE_ONCE(qd->acct, nla_get_u8(a_acct));
+	if (!qd->acct) {
+		/* Hooks and probes stop finding the device first. */
+		synchronize_rcu();
+		rt_qp_flush(qd->index, false);
+	}
+out:
+	mutex_unlock(&rt_qpdev_mutex);
+	return err;
+}
+
+static int rt_qp_stats_fill(struct sk_buff *skb, struct rt_qpdev *qd,
+			    u32 portid, u32 seq, int flags)
+{
+	char name[IB_DEVICE_NAME_MAX];
+	void *hdr;
+
+	spin_lock_bh(&rt_qp_lock);
+	strscpy(name, qd->name, sizeof(name));
+	spin_unlock_bh(&rt_qp_lock);
+	hdr = genlmsg_put(skb, portid, seq, &rt_genl_family, flags,
+			  ROCETUNE_CMD_QP_STATS_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, ROCETUNE_A_DEV_INDEX, qd->index) ||
+	    nla_put_string(skb, ROCETUNE_A_DEV_NAME, name) ||
+	    nla_put_u8(skb, ROCETUNE_A_QP_ACCT, READ_ONCE(qd->acct)) ||
+	    nla_put_u8(skb, ROCETUNE_A_QP_LOOPBACK_UNSEEN, qd->sw) ||
+	    nla_put_u64_64bit(skb, ROCETUNE_A_QP_UNATTR_RX,
+			      atomic64_read(&qd->unattr_rx), ROCETUNE_A_PAD) ||
+	    nla_put_u64_64bit(skb, ROCETUNE_A_QP_UNATTR_TX,
+			      atomic64_read(&qd->unattr_tx), ROCETUNE_A_PAD) ||
+	    nla_put_u32(skb, ROCETUNE_A_QP_TABLE_MAX, READ_ONCE(rt_qp_max)) ||
+	    nla_put_u32(skb, ROCETUNE_A_QP_TABLE_COUNT,
+			atomic_read(&rt_qp_count)) ||
+	    nla_put_u64_64bit(skb, ROCETUNE_A_QP_REFUSED,
+			      atomic64_read(&rt_qp_refused), ROCETUNE_A_PAD) ||
+	    nla_put_u64_64bit(skb, ROCETUNE_A_QP_GEN,
+			      atomic64_read(&rt_qp_gen), ROCETUNE_A_PAD)) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(skb, hdr);
+	return 0;
+}
+
+/**
+ * rt_qp_stats_doit - QP_STATS_GET do: accounting state of one device
+ * @skb: the request
+ * @info: its attributes
+ *
+ * Return: 0 or a negative errno.
+ */
+int rt_qp_stats_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct rt_qpdev *qd;
+	struct sk_buff *msg;
+	int err;
+
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	mutex_lock(&rt_qpdev_mutex);
+	qd = rt_qp_nl_dev(genl_info_net(info), info->attrs, info->extack);
+	if (IS_ERR_OR_NULL(qd)) {
+		if (!qd)
+			GENL_SET_ERR_MSG(info, "a device index or name is required");
+		err = qd ? PTR_ERR(qd) : -EINVAL;
+		mutex_unlock(&rt_qpdev_mutex);
+		nlmsg_free(msg);
+		return err;
+	}
+	err = rt_qp_stats_fill(msg, qd, info->snd_portid, info->snd_seq, 0);
+	mutex_unlock(&rt_qpdev_mutex);
+	if (err) {
+		nlmsg_free(msg);
+		return err;
+	}
+	return genlmsg_reply(msg, info);
+}
+
+/**
+ * rt_qp_stats_dumpit - QP_STATS_GET dump: every device, by index
+ * @skb: the message to fill
+ * @cb: the dump; cb->args[0] is the next device index
+ *
+ * Return: the length of @skb or a negative errno.
+ */
+int rt_qp_stats_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	u32 next = cb->args[0], best;
+	struct rt_qpdev *qd, *pick;
+	int err = 0;
+
+	mutex_lock(&rt_qpdev_mutex);
+	for (;;) {
+		pick = NULL;
+		best = U32_MAX;
+		list_for_each_entry(qd, &rt_qpdevs, node)
+			if (qd->index >= next && qd->index <= best &&
+			    rdma_dev_access_netns(qd->ibdev,
+						  sock_net(cb->skb->sk))) {
+				pick = qd;
+				best = qd->index;
+			}
+		if (!pick)
+			break;
+		err = rt_qp_stats_fill(skb, pick, NETLINK_CB(cb->skb).portid,
+				       cb->nlh->nlmsg_seq, NLM_F_MULTI);
+		if (err)
+			break;
+		next = pick->index + 1;
+	}
+	mutex_unlock(&rt_qpdev_mutex);
+	cb->args[0] = next;
+	if (err == -EMSGSIZE && skb->len)
+		return skb->len;
+	return err ?: skb->len;
+}
+
+/* Init ------------------------------------------------------------------- */
+
+/**
+ * rt_qp_init - set up QP accounting: tables, probes, netfilter hooks
+ *
+ * Return: 0 or a negative errno.
+ */
+int __init rt_qp_init(void)
+{
+	int err;
+
+	rt_qp_max = qp_max ?: 1;
+	err = rhashtable_init(&rt_qp_ht, &rt_qp_params);
+	if (err)
+		return err;
+	err = rhashtable_init(&rt_qp_tx_ht, &rt_qp_tx_params);
+	if (err)
+		goto err_ht;
+	err = rt_qptrack_init();
+	if (err)
+		goto err_tx_ht;
+	err = rt_nf_init();
+	if (err)
+		goto err_track;
+	return 0;
+
+err_track:
+	rt_qptrack_fini();
+err_tx_ht:
+	rhashtable_destroy(&rt_qp_tx_ht);
+err_ht:
+	rhashtable_destroy(&rt_qp_ht);
+	return err;
+}
+
+/**
+ * rt_qp_fini - tear QP accounting down
+ *
+ * Called after every device was removed (rt_qp_dev_remove()).
+ */
+void rt_qp_fini(void)
+{
+	rt_nf_fini();
+	rt_qptrack_fini();
+	rt_qp_flush(0, true);
+	rcu_barrier();
+	rhashtable_destroy(&rt_qp_tx_ht);
+	rhashtable_destroy(&rt_qp_ht);
+}

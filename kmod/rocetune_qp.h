@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * rocetune: per-QP congestion accounting for software RoCE devices.
+ *
+ * Documentation/qp-accounting.rst describes what is counted and how.
+ *
+ * Locking:
+ *  - rt_qp_lock (spinlock, BH-safe) serializes every change of the QP
+ *    tables and of the QP metadata (type, remote QP, owner).  Packet
+ *    accounting takes no lock: entries are found under RCU and counted
+ *    with atomics.
+ *  - rt_qpdev_mutex serializes adding and removing accounting devices and
+ *    the verification work's use of their ib_device; readers of the
+ *    device list use RCU.
+ *  - Order: rt_qpdev_mutex, then rt_qp_lock.
+ */
+#ifndef _ROCETUNE_QP_H
+#define _ROCETUNE_QP_H
+
+#include <linux/atomic.h>
+#include <linux/list.h>
+#include <linux/rhashtable-types.h>
+#include <linux/sched.h>
+#include <net/genetlink.h>
+#include <rdma/ib_verbs.h>
+
+struct rt_pkt;
+
+/* Per-QP counters; rt_qp_cnt_attr[] maps each to its netlink attribute. */
+enum rt_qpc {
+	RT_QPC_RX_PKTS,
+	RT_QPC_RX_BYTES,
+	RT_QPC_TX_PKTS,
+	RT_QPC_TX_BYTES,
+	RT_QPC_RX_ECN_CE,
+	RT_QPC_RX_ECN_ECT,
+	RT_QPC_TX_ECN_ECT,
+	RT_QPC_RX_CNP,
+	RT_QPC_TX_CNP,
+	RT_QPC_RX_NAK_SEQ_ERR,
+	RT_QPC_RX_RNR_NAK,
+	RT_QPC_TX_NAK_SEQ_ERR,
+	RT_QPC_TX_RNR_NAK,
+	RT_QPC_TX_RETRANSMIT,
+	RT_QPC_RX_ACKREQ,
+	RT_QPC_NUM
+};
+
+/**
+ * struct rt_qp_key - identity of a local QP
+ * @dev: RDMA device index
+ * @qpn: local QP number
+ */
+struct rt_qp_key {
+	u32 dev;
+	u32 qpn;
+};
+
+/**
+ * struct rt_qp_txkey - what a sent RC/UC packet tells about its QP
+ * @dev: RDMA device index
+ * @rqpn: destination (remote) QP number from the BTH
+ * @daddr: destination IP address (IPv4-mapped for IPv4), zero when the
+ *	QP's address vector was not seen
+ */
+struct rt_qp_txkey {
+	u32 dev;
+	u32 rqpn;
+	u8 daddr[16];
+};
+
+/**
+ * struct rt_qp - accounting state of one local QP
+ * @node: entry in the table by @key
+ * @tx_node: entry in the transmit table by @txkey, when @tx_linked
+ * @list: entry in rt_qp_list (RCU), for dumps and verification
+ * @key: device and QP number
+ * @txkey: how sent packets find this QP
+ * @tx_linked: @tx_node is in the transmit table
+ * @verified: the RDMA core's resource tracking knows the QP
+ * @type: enum ib_qp_type, valid when @type_known
+ * @type_known: @type is valid
+ * @rqpn_known: @txkey.rqpn is valid
+ * @owner_known: @pid and @comm are valid
+ * @pid: owner's PID (thread group), 0 for kernel QPs
+ * @comm: owner's command name, or the kernel user's name
+ * @dead_ns: CLOCK_MONOTONIC time the QP was destroyed, 0 while it lives
+ * @tx_psn_valid: @tx_max_psn holds the highest request PSN sent
+ * @tx_max_psn: highest request PSN sent (24-bit serial order)
+ * @gen: generation of the last change (see rt_qp_gen)
+ * @first_ns: CLOCK_MONOTONIC time of the first packet, 0 before it
+ * @last_ns: CLOCK_MONOTONIC time of the last packet
+ * @cnt: the counters, enum rt_qpc
+ * @rcu: deferred free
+ */
+struct rt_qp {
+	struct rhash_head node;
+	struct rhash_head tx_node;
+	struct list_head list;
+	struct rt_qp_key key;
+	struct rt_qp_txkey txkey;
+	bool tx_linked;
+	bool verified;
+	u8 type;
+	bool type_known;
+	bool rqpn_known;
+	bool owner_known;
+	pid_t pid;
+	char comm[TASK_COMM_LEN];
+	u64 dead_ns;
+	bool tx_psn_valid;
+	u32 tx_max_psn;
+	atomic64_t gen;
+	atomic64_t first_ns;
+	atomic64_t last_ns;
+	atomic64_t cnt[RT_QPC_NUM];
+	struct rcu_head rcu;
+};
+
+#define RT_QPDEV_MAX_PORTS	4
+
+/**
+ * struct rt_qpdev - an RDMA device known to QP accounting
+ * @node: entry in rt_qpdevs (RCU)
+ * @ibdev: the device, valid until rt_qp_dev_remove()
+ * @index: RDMA device index
+ * @name: device name, under rt_qp_lock
+ * @ifindex: ifindex of each port's netdev (0: none)
+ * @sw: software RoCE (rxe): its packets cross the IP stack
+ * @acct: accounting is enabled
+ * @unattr_rx: received packets without a QP entry (table full)
+ * @unattr_tx: sent packets whose local QP is not known
+ * @rcu: deferred free
+ */
+struct rt_qpdev {
+	struct list_head node;
+	struct ib_device *ibdev;
+	u32 index;
+	char name[IB_DEVICE_NAME_MAX];
+	int ifindex[RT_QPDEV_MAX_PORTS];
+	bool sw;
+	bool acct;
+	atomic64_t unattr_rx;
+	atomic64_t unattr_tx;
+	struct rcu_head rcu;
+};
+
+/* rocetune_qp.c */
+extern struct genl_family rt_genl_family;
+extern struct list_head rt_qpdevs;
+extern struct mutex rt_qpdev_mutex;
+extern spinlock_t rt_qp_lock;
+extern struct list_head rt_qp_list;
+extern const struct nla_policy rt_qp_get_policy[];
+extern const struct nla_policy rt_qp_set_policy[];
+extern const struct nla_policy rt_qp_stats_policy[];
+#define RT_QP_GET_MAXATTR	ROCETUNE_A_QP_SINCE_GEN
+#define RT_QP_SET_MAXATTR	ROCETUNE_A_QP_TABLE_MAX
+#define RT_QP_STATS_MAXATTR	ROCETUNE_A_DEV_NAME
+
+int __init rt_qp_init(void);
+void rt_qp_fini(void);
+int rt_qp_dev_add(struct ib_device *ibdev);
+void rt_qp_dev_remove(struct ib_device *ibdev);
+void rt_qp_dev_rename(struct ib_device *ibdev);
+struct rt_qpdev *rt_qpdev_by_ifindex(int ifindex);
+struct rt_qpdev *rt_qpdev_by_ibdev(const struct ib_device *ibdev);
+struct rt_qp *rt_qp_lookup(u32 dev, u32 qpn);
+struct rt_qp *rt_qp_get_or_create(u32 dev, u32 qpn);
+struct rt_qp *rt_qp_lookup_tx(struct rt_qpdev *qd, u32 rqpn,
+			      const u8 *daddr);
+void rt_qp_account(struct rt_qp *qp, const struct rt_pkt *pkt, bool tx);
+void rt_qp_created(struct ib_qp *ibqp);
+void rt_qp_destroyed(struct ib_device *ibdev, u32 qpn);
+void rt_qp_connected(struct ib_qp *ibqp, u32 rqpn, const u8 *daddr);
+void rt_qp_set_meta(u32 dev, u32 qpn, int type, const char *comm, pid_t pid);
+void rt_qp_forget(u32 dev, u32 qpn);
+int rt_qp_keys(u32 dev, struct rt_qp_key **keys, bool unverified_only);
+u64 rt_qp_linger_ns(void);
+
+int rt_qp_get_doit(struct sk_buff *skb, struct genl_info *info);
+int rt_qp_get_start(struct netlink_callback *cb);
+int rt_qp_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
+int rt_qp_get_done(struct netlink_callback *cb);
+int rt_qp_set_doit(struct sk_buff *skb, struct genl_info *info);
+int rt_qp_stats_doit(struct sk_buff *skb, struct genl_info *info);
+int rt_qp_stats_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
+
+/* rocetune_nf.c */
+int __init rt_nf_init(void);
+void rt_nf_fini(void);
+
+/* rocetune_qptrack.c */
+int __init rt_qptrack_init(void);
+void rt_qptrack_fini(void);
+void rt_qptrack_kick(void);
+bool rt_qptrack_probes_ok(void);
+
+#endif /* _ROCETUNE_QP_H */

@@ -1,45 +1,51 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * rocetune: command-line tool.  The netlink objects (dev, port, qp,
- * config, monitor) arrive with the kernel module's family; this is the
- * option parsing and dispatch skeleton they plug into.
+ * rocetune: command-line tool for the rocetune kernel module.
+ *
+ *	rocetune [ OPTIONS ] OBJECT { COMMAND | help }
+ *
+ * main parses the global options and hands over to the object; each
+ * object lives in its own file (dev.c, port.c, config.c, monitor.c, qp.c).
  */
 #include <stdio.h>
-#include <string.h>
 
-#include "rt_util.h"
+#include "rocetune.h"
 
-static void usage(FILE *f)
+static int rt_cmd_help(struct rt_cli *cli)
 {
-	fprintf(f,
-		"Usage: rocetune [ OPTIONS ] OBJECT { COMMAND | help }\n"
-		"       rocetune -V\n"
-		"where  OBJECT := { help }\n"
-		"       OPTIONS := { -V[ersion] | -h[elp] }\n");
+	(void)cli;
+	rt_usage(stdout);
+	return RT_EXIT_OK;
 }
+
+static const struct rt_cmd rt_objects[] = {
+	{ "help",	rt_cmd_help },
+	{ "dev",	rt_cmd_dev },
+	{ "port",	rt_cmd_port },
+	{ "config",	rt_cmd_config },
+	{ "monitor",	rt_cmd_monitor },
+	{ "qp",		rt_cmd_qp },
+	{ NULL,		NULL },
+};
 
 int main(int argc, char **argv)
 {
-	int i;
+	struct rt_cli cli;
+	int ret;
 
-	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
-		if (rt_keyword(argv[i], "-V") || rt_keyword(argv[i], "-Version")) {
-			printf("rocetune %s\n", ROCETUNE_VERSION);
-			return 0;
-		}
-		if (rt_keyword(argv[i], "-h") || rt_keyword(argv[i], "-help")) {
-			usage(stdout);
-			return 0;
-		}
-		fprintf(stderr, "rocetune: unknown option \"%s\"; try \"rocetune -h\"\n",
-			argv[i]);
-		return 1;
+	ret = rt_cli_options(&cli, argc, argv);
+	if (ret >= 0)
+		return ret;
+	if (!rt_arg_peek(&cli)) {
+		rt_usage(stderr);
+		return RT_EXIT_USAGE;
 	}
-	if (i == argc || rt_keyword(argv[i], "help")) {
-		usage(i == argc ? stderr : stdout);
-		return i == argc ? 1 : 0;
+	rt_print_init(&cli.pr, stdout, cli.json, cli.pretty);
+	ret = rt_cli_dispatch(&cli, rt_objects);
+	rt_nl_close(&cli.nl);
+	if (fflush(stdout) && ret == RT_EXIT_OK) {
+		rt_error("cannot write the output");
+		ret = RT_EXIT_ERROR;
 	}
-	fprintf(stderr, "rocetune: unknown object \"%s\"; try \"rocetune help\"\n",
-		argv[i]);
-	return 1;
+	return ret;
 }

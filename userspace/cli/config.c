@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * rocetune config: the module's sampling interval and event thresholds,
+ * global or per device.
+ *
+ *	rocetune config show [ dev DEV ]
+ *	rocetune config set [ dev DEV ] [ interval MS ] [ storm-ms MS ]
+ *				 [ cnp-rate N ] [ ecn-rate N ]
+ *
+ * "set" sends only the values given; the kernel keeps the others.  The
+ * valid ranges are the kernel's: it rejects a value with a message and the
+ * range, which we show.
+ */
+#include <errno.h>
+#include <stdio.h>
+
+#include <netlink/attr.h>
+#include <netlink/msg.h>
+
+#include "rocetune.h"
+#include "rt_util.h"
+
+void rt_config_print(struct rt_print *pr, const struct rt_config *cfg)
+{
+	rt_print_open_object(pr, NULL);
+	if (rt_has(cfg->attrs, ROCETUNE_A_DEV_NAME))
+		rt_print_string(pr, RT_PRINT_ANY, "dev", "dev %s ", cfg->dev);
+	if (rt_has(cfg->attrs, ROCETUNE_A_INTERVAL_MS))
+		rt_print_uint(pr, RT_PRINT_ANY, "interval_ms",
+			      "interval-ms %" PRIu64, cfg->interval_ms);
+	if (rt_has(cfg->attrs, ROCETUNE_A_STORM_MS))
+		rt_print_uint(pr, RT_PRINT_ANY, "storm_ms",
+			      " storm-ms %" PRIu64, cfg->storm_ms);
+	if (rt_has(cfg->attrs, ROCETUNE_A_CNP_RATE_THRESH))
+		rt_print_uint(pr, RT_PRINT_ANY, "cnp_rate_thresh",
+			      " cnp-rate-thresh %" PRIu64, cfg->cnp_rate_thresh);
+	if (rt_has(cfg->attrs, ROCETUNE_A_ECN_RATE_THRESH))
+		rt_print_uint(pr, RT_PRINT_ANY, "ecn_rate_thresh",
+			      " ecn-rate-thresh %" PRIu64, cfg->ecn_rate_thresh);
+	rt_print_text(pr, "\n");
+	rt_print_close_object(pr);
+}
+
+static int rt_config_show_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	struct rt_cli *cli = arg;
+	struct rt_config cfg;
+	int err;
+
+	err = rt_config_parse(nlh, &cfg);
+	if (err) {
+		rt_error("malformed configuration message from the kernel");
+		return err;
+	}
+	rt_config_print(&cli->pr, &cfg);
+	return 0;
+}
+
+/* "dev DEV", when it comes next. */
+static int rt_config_parse_dev(struct rt_cli *cli, struct rt_config_req *req)
+{
+	if (!rt_arg_is(cli, "dev"))
+		return 0;
+	rt_arg_next(cli);
+	if (!rt_arg_peek(cli)) {
+		rt_usage_error("\"dev\" needs a value; try \"rocetune config help\"");
+		return RT_EXIT_USAGE;
+	}
+	return rt_arg_dev_port(cli, req->dev, NULL, false);
+}
+
+int rt_config_show_parse(struct rt_cli *cli, struct rt_config_req *req)
+{
+	int err;
+
+	*req = (struct rt_config_req){ 0 };
+	err = rt_config_parse_dev(cli, req);
+	if (err)
+		return err;
+	return rt_arg_end(cli);
+}
+
+/* One "KEYWORD VALUE" of config set. */
+static int rt_config_set_one(struct rt_cli *cli, struct rt_config_req *req)
+{
+	const char *kw = rt_arg_peek(cli);
+
+	if (rt_keyword(kw, "dev")) {
+		if (!req->dev[0])
+			return rt_config_parse_dev(cli, req);
+		rt_usage_error("\"dev\" given twice");
+		return RT_EXIT_USAGE;
+	}
+	rt_arg_next(cli);
+	if (rt_keyword(kw, "interval")) {
+		req->attrs |= RT_BIT(ROCETUNE_A_INTERVAL_MS);
+		return rt_arg_u32(cli, kw, 0, UINT32_MAX, &req->interval_ms);
+	}
+	if (rt_keyword(kw, "storm-ms")) {
+		req->attrs |= RT_BIT(ROCETUNE_A_STORM_MS);
+		return rt_arg_u32(cli, kw, 0, UINT32_MAX, &req->storm_ms);
+	}
+	if (rt_keyword(kw, "cnp-rate")) {
+		req->attrs |= RT_BIT(ROCETUNE_A_CNP_RATE_THRESH);
+		return rt_arg_u64(cli, kw, 0, UINT64_MAX, &req->cnp_rate);
+	}
+	if (rt_keyword(kw, "ecn-rate")) {
+		req->attrs |= RT_BIT(ROCETUNE_A_ECN_RATE_THRESH);
+		return rt_arg_u64(cli, kw, 0, UINT64_MAX, &req->ecn_rate);
+	}
+	rt_usage_error("unknown setting \"%s\"; try \"rocetune config help\"", kw);
+	return RT_EXIT_USAGE;
+}
+
+int rt_config_set_parse(struct rt_cli *cli, struct rt_config_req *req)
+{
+	int err;
+
+	*req = (struct rt_config_req){ 0 };
+	err = 0;
+	while (!err && rt_arg_peek(cli))
+		err = rt_config_set_one(cli, req);
+	if (err)
+		return err;
+	if (!req->attrs) {
+		rt_usage_error("config set: nothing to set; try \"rocetune config help\"");
+		return RT_EXIT_USAGE;
+	}
+	return 0;
+}
+
+static void rt_config_what(char *buf, size_t len, const char *cmd,
+			   const struct rt_config_req *req)
+{
+	if (req->dev[0])
+		snprintf(buf, len, "config %s dev \"%s\"", cmd, req->dev);
+	else
+		snprintf(buf, len, "config %s", cmd);
+}
+
+static int rt_config_show(struct rt_cli *cli)
+{
+	struct rt_config_req req;
+	char what[RT_NAME_LEN + 32];
+	struct nl_msg *msg;
+	int err;
+
+	err = rt_config_show_parse(cli, &req);
+	if (!err)
+		err = rt_cli_no_prometheus(cli);
+	if (!err)
+		err = rt_cli_nl_open(cli);
+	if (err)
+		return err;
+	rt_config_what(what, sizeof(what), "show", &req);
+	msg = rt_nl_msg_dev(&cli->nl, ROCETUNE_CMD_CONFIG_GET, req.dev, 0);
+	if (!msg)
+		return rt_cli_nl_error(cli, -ENOMEM, what);
+	err = rt_nl_do(&cli->nl, msg, rt_config_show_cb, cli);
+	return err ? rt_cli_nl_error(cli, err, what) : RT_EXIT_OK;
+}
+
+static int rt_config_put(struct nl_msg *msg, const struct rt_config_req *req)
+{
+	int err = 0;
+
+	if (rt_has(req->attrs, ROCETUNE_A_INTERVAL_MS))
+		err = nla_put_u32(msg, ROCETUNE_A_INTERVAL_MS, req->interval_ms);
+	if (!err && rt_has(req->attrs, ROCETUNE_A_STORM_MS))
+		err = nla_put_u32(msg, ROCETUNE_A_STORM_MS, req->storm_ms);
+	if (!err && rt_has(req->attrs, ROCETUNE_A_CNP_RATE_THRESH))
+		err = nla_put_u64(msg, ROCETUNE_A_CNP_RATE_THRESH, req->cnp_rate);
+	if (!err && rt_has(req->attrs, ROCETUNE_A_ECN_RATE_THRESH))
+		err = nla_put_u64(msg, ROCETUNE_A_ECN_RATE_THRESH, req->ecn_rate);
+	return err ? -ENOMEM : 0;
+}
+
+static int rt_config_set(struct rt_cli *cli)
+{
+	struct rt_config_req req;
+	char what[RT_NAME_LEN + 32];
+	struct nl_msg *msg;
+	int err;
+
+	err = rt_config_set_parse(cli, &req);
+	if (!err)
+		err = rt_cli_no_prometheus(cli);
+	if (!err)
+		err = rt_cli_nl_open(cli);
+	if (err)
+		return err;
+	rt_config_what(what, sizeof(what), "set", &req);
+	msg = rt_nl_msg_dev(&cli->nl, ROCETUNE_CMD_CONFIG_SET, req.dev, 0);
+	if (!msg || rt_config_put(msg, &req)) {
+		nlmsg_free(msg);
+		return rt_cli_nl_error(cli, -ENOMEM, what);
+	}
+	err = rt_nl_do(&cli->nl, msg, NULL, NULL);
+	if (err)
+		return rt_cli_nl_error(cli, err, what);
+	if (cli->nl.ext_msg[0])
+		rt_error("warning: %s", cli->nl.ext_msg);
+	return RT_EXIT_OK;
+}
+
+static int rt_config_help(struct rt_cli *cli)
+{
+	(void)cli;
+	printf("Usage: rocetune config show [ dev DEV ]\n"
+	       "       rocetune config set [ dev DEV ] [ interval MS ] [ storm-ms MS ]\n"
+	       "                           [ cnp-rate N ] [ ecn-rate N ]\n"
+	       "       rocetune config help\n"
+	       "interval: sampling interval, ms; storm-ms: pause time that makes a storm;\n"
+	       "cnp-rate, ecn-rate: events above this many packets/s, 0 turns them off.\n"
+	       "The module checks the ranges and says which values it accepts.\n");
+	return RT_EXIT_OK;
+}
+
+static const struct rt_cmd rt_config_cmds[] = {
+	{ "show",	rt_config_show },
+	{ "set",	rt_config_set },
+	{ "help",	rt_config_help },
+	{ NULL,		NULL },
+};
+
+int rt_cmd_config(struct rt_cli *cli)
+{
+	cli->object = "config";
+	return rt_cli_dispatch(cli, rt_config_cmds);
+}

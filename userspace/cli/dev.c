@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * rocetune dev: RDMA devices with RoCE ports.
+ *
+ *	rocetune dev show [ DEV ]
+ */
+#include <errno.h>
+#include <stdio.h>
+
+#include "rocetune.h"
+
+void rt_dev_print(struct rt_print *pr, const struct rt_dev *dev)
+{
+	rt_print_open_object(pr, NULL);
+	if (rt_has(dev->attrs, ROCETUNE_A_DEV_INDEX))
+		rt_print_uint(pr, RT_PRINT_ANY, "index", "%" PRIu64 ": ",
+			      dev->index);
+	rt_print_string(pr, RT_PRINT_ANY, "name", "%s:", dev->name);
+	if (rt_has(dev->attrs, ROCETUNE_A_DEV_DRIVER))
+		rt_print_string(pr, RT_PRINT_ANY, "driver", " driver %s",
+				dev->driver);
+	if (rt_has(dev->attrs, ROCETUNE_A_DEV_NUM_PORTS))
+		rt_print_uint(pr, RT_PRINT_ANY, "num_ports", " num-ports %" PRIu64,
+			      dev->num_ports);
+	rt_print_text(pr, "\n");
+	rt_print_close_object(pr);
+}
+
+static int rt_dev_show_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	struct rt_cli *cli = arg;
+	struct rt_dev dev;
+	int err;
+
+	err = rt_dev_parse(nlh, &dev);
+	if (err) {
+		rt_error("malformed device message from the kernel");
+		return err;
+	}
+	rt_dev_print(&cli->pr, &dev);
+	return 0;
+}
+
+int rt_dev_show_parse(struct rt_cli *cli, struct rt_dev_req *req)
+{
+	int err;
+
+	req->dev[0] = '\0';
+	if (rt_arg_peek(cli)) {
+		err = rt_arg_dev_port(cli, req->dev, NULL, false);
+		if (err)
+			return err;
+	}
+	return rt_arg_end(cli);
+}
+
+static int rt_dev_show(struct rt_cli *cli)
+{
+	struct rt_dev_req req;
+	struct nl_msg *msg;
+	char what[RT_NAME_LEN + 16];
+	int err;
+
+	err = rt_dev_show_parse(cli, &req);
+	if (!err)
+		err = rt_cli_no_prometheus(cli);
+	if (err)
+		return err;
+	err = rt_cli_nl_open(cli);
+	if (err)
+		return err;
+	msg = rt_nl_msg_dev(&cli->nl, ROCETUNE_CMD_DEV_GET, req.dev, 0);
+	if (!msg)
+		return rt_cli_nl_error(cli, -ENOMEM, "dev show");
+	rt_print_open_array(&cli->pr, NULL);
+	if (req.dev[0])
+		err = rt_nl_do(&cli->nl, msg, rt_dev_show_cb, cli);
+	else
+		err = rt_nl_dump(&cli->nl, msg, rt_dev_show_cb, cli);
+	rt_print_close_array(&cli->pr);
+	if (!err)
+		return RT_EXIT_OK;
+	if (req.dev[0])
+		snprintf(what, sizeof(what), "device \"%s\"", req.dev);
+	else
+		snprintf(what, sizeof(what), "dev show");
+	return rt_cli_nl_error(cli, err, what);
+}
+
+static int rt_dev_help(struct rt_cli *cli)
+{
+	(void)cli;
+	printf("Usage: rocetune dev show [ DEV ]\n"
+	       "       rocetune dev help\n");
+	return RT_EXIT_OK;
+}
+
+static const struct rt_cmd rt_dev_cmds[] = {
+	{ "show",	rt_dev_show },
+	{ "help",	rt_dev_help },
+	{ NULL,		NULL },
+};
+
+int rt_cmd_dev(struct rt_cli *cli)
+{
+	cli->object = "dev";
+	return rt_cli_dispatch(cli, rt_dev_cmds);
+}

@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * rocetune monitor: print the module's events as they come; with -j one
+ * JSON object per line.
+ *
+ *	rocetune [ -j ] monitor [ events ]
+ */
+#include <errno.h>
+#include <stdio.h>
+
+#include "rocetune.h"
+
+static void rt_event_print_dev(struct rt_print *pr, const struct rt_event *ev)
+{
+	if (rt_has(ev->attrs, ROCETUNE_A_DEV_NAME))
+		rt_print_string(pr, RT_PRINT_ANY, "dev", " %s", ev->dev);
+	if (rt_has(ev->attrs, ROCETUNE_A_DEV_INDEX))
+		rt_print_uint(pr, RT_PRINT_JSON, "dev_index", NULL, ev->dev_index);
+	if (rt_has(ev->attrs, ROCETUNE_A_PORT_INDEX))
+		rt_print_uint(pr, RT_PRINT_ANY, "port", "/%" PRIu64, ev->port);
+	if (rt_has(ev->attrs, ROCETUNE_A_DEV_OLD_NAME))
+		rt_print_string(pr, RT_PRINT_ANY, "old_name", " old-name %s",
+				ev->old_name);
+}
+
+static void rt_event_print_port(struct rt_print *pr, const struct rt_event *ev)
+{
+	const char *state = rt_port_state_name(ev->state);
+	char num[8];
+
+	if (rt_has(ev->attrs, ROCETUNE_A_PORT_STATE)) {
+		snprintf(num, sizeof(num), "%u", ev->state);
+		rt_print_string(pr, RT_PRINT_ANY, "state", " state %s",
+				state ? state : num);
+	}
+	if (rt_has(ev->attrs, ROCETUNE_A_PORT_NETDEV_NAME))
+		rt_print_string(pr, RT_PRINT_ANY, "netdev", " netdev %s",
+				ev->netdev);
+	if (rt_has(ev->attrs, ROCETUNE_A_PORT_NETDEV_IFINDEX))
+		rt_print_uint(pr, RT_PRINT_ANY, "netdev_ifindex",
+			      " netdev-ifindex %" PRIu64, ev->netdev_ifindex);
+	if (rt_has(ev->attrs, ROCETUNE_A_EVENT_PRIO))
+		rt_print_uint(pr, RT_PRINT_ANY, "prio", " prio %" PRIu64,
+			      ev->prio);
+}
+
+static void rt_event_print_values(struct rt_print *pr, const struct rt_event *ev)
+{
+	if (rt_has(ev->attrs, ROCETUNE_A_EVENT_VALUE))
+		rt_print_uint(pr, RT_PRINT_ANY, "value", " value %" PRIu64,
+			      ev->value);
+	if (rt_has(ev->attrs, ROCETUNE_A_EVENT_THRESH))
+		rt_print_uint(pr, RT_PRINT_ANY, "thresh", " thresh %" PRIu64,
+			      ev->thresh);
+	if (rt_has(ev->attrs, ROCETUNE_A_EVENT_DURATION_MS))
+		rt_print_uint(pr, RT_PRINT_ANY, "duration_ms",
+			      " duration-ms %" PRIu64, ev->duration_ms);
+	if (rt_has(ev->attrs, ROCETUNE_A_EVENT_TIME_NS))
+		rt_print_uint(pr, RT_PRINT_ANY, "time_ns", " time-ns %" PRIu64,
+			      ev->time_ns);
+}
+
+void rt_event_print(struct rt_print *pr, const struct rt_event *ev)
+{
+	const char *name = rt_event_name(ev->type);
+	char num[16];
+
+	snprintf(num, sizeof(num), "%u", ev->type);
+	rt_print_open_object(pr, NULL);
+	rt_print_string(pr, RT_PRINT_ANY, "event", "%s", name ? name : num);
+	rt_event_print_dev(pr, ev);
+	rt_event_print_port(pr, ev);
+	rt_event_print_values(pr, ev);
+	rt_print_text(pr, "\n");
+	rt_print_close_object(pr);
+	fflush(pr->f);
+}
+
+static int rt_monitor_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	struct rt_cli *cli = arg;
+	struct rt_event ev;
+
+	if (rt_event_parse(nlh, &ev)) {
+		rt_error("malformed event message from the kernel; skipped");
+		return 0;
+	}
+	rt_event_print(&cli->pr, &ev);
+	return 0;
+}
+
+static int rt_monitor_open(struct rt_cli *cli)
+{
+	int err = rt_nl_event_open(&cli->nl, ROCETUNE_MCGRP_EVENTS, 0);
+
+	if (err == -ENOENT) {
+		rt_error("the rocetune kernel module is not loaded (modprobe rocetune)");
+		return RT_EXIT_ERROR;
+	}
+	if (err)
+		return rt_cli_nl_error(cli, err, "cannot subscribe to events");
+	return 0;
+}
+
+static int rt_monitor_run(struct rt_cli *cli)
+{
+	int err;
+
+	err = rt_arg_end(cli);
+	if (!err)
+		err = rt_cli_no_prometheus(cli);
+	if (!err)
+		err = rt_monitor_open(cli);
+	if (err)
+		return err;
+	cli->pr.pretty = false;		/* one event per line, also with -p */
+	for (;;) {
+		err = rt_nl_event_recv(&cli->nl, rt_monitor_cb, cli);
+		if (err == -ENOBUFS) {
+			rt_error("events lost: the socket buffer overran");
+			continue;
+		}
+		if (err)
+			return rt_cli_nl_error(cli, err, "monitor");
+	}
+}
+
+static int rt_monitor_help(struct rt_cli *cli)
+{
+	(void)cli;
+	printf("Usage: rocetune [ -j ] monitor [ events ]\n"
+	       "       rocetune monitor help\n"
+	       "Prints events until interrupted; with -j one JSON object per line.\n");
+	return RT_EXIT_OK;
+}
+
+static const struct rt_cmd rt_monitor_cmds[] = {
+	{ "events",	rt_monitor_run },
+	{ "help",	rt_monitor_help },
+	{ NULL,		NULL },
+};
+
+int rt_cmd_monitor(struct rt_cli *cli)
+{
+	cli->object = "monitor";
+	return rt_cli_dispatch(cli, rt_monitor_cmds);
+}

@@ -1,0 +1,403 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * rocetune qp: per-QP accounting of software RoCE devices.
+ *
+ *	rocetune qp show [ dev DEV ] [ qpn N ] [ top K [ by FIELD ] ]
+ *			 [ since GEN ]
+ *	rocetune qp stats [ dev DEV ]
+ *	rocetune qp set [ dev DEV accounting { on | off } ] [ table-max N ]
+ *
+ * Every "qp show" prints the generation of its dump ("gen"); passing it
+ * back with "since GEN" shows only the QPs that changed after it.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <netlink/attr.h>
+#include <netlink/genl/genl.h>
+#include <netlink/msg.h>
+
+#include "rocetune.h"
+
+/* The counters of a QP, in output order: JSON key, text keyword. */
+static const struct {
+	int attr;
+	const char *key;
+	const char *label;
+} rt_qp_cnts[] = {
+	{ ROCETUNE_A_QP_RX_PKTS, "rx_pkts", "rx-pkts" },
+	{ ROCETUNE_A_QP_RX_BYTES, "rx_bytes", "rx-bytes" },
+	{ ROCETUNE_A_QP_TX_PKTS, "tx_pkts", "tx-pkts" },
+	{ ROCETUNE_A_QP_TX_BYTES, "tx_bytes", "tx-bytes" },
+	{ ROCETUNE_A_QP_RX_ECN_CE_PKTS, "rx_ecn_ce_pkts", "rx-ecn-ce" },
+	{ ROCETUNE_A_QP_RX_ECN_ECT_PKTS, "rx_ecn_ect_pkts", "rx-ecn-ect" },
+	{ ROCETUNE_A_QP_TX_ECN_ECT_PKTS, "tx_ecn_ect_pkts", "tx-ecn-ect" },
+	{ ROCETUNE_A_QP_RX_CNP_PKTS, "rx_cnp_pkts", "rx-cnp" },
+	{ ROCETUNE_A_QP_TX_CNP_PKTS, "tx_cnp_pkts", "tx-cnp" },
+	{ ROCETUNE_A_QP_RX_NAK_SEQ_ERR, "rx_nak_seq_err", "rx-nak-seq-err" },
+	{ ROCETUNE_A_QP_RX_RNR_NAK, "rx_rnr_nak", "rx-rnr-nak" },
+	{ ROCETUNE_A_QP_TX_NAK_SEQ_ERR, "tx_nak_seq_err", "tx-nak-seq-err" },
+	{ ROCETUNE_A_QP_TX_RNR_NAK, "tx_rnr_nak", "tx-rnr-nak" },
+	{ ROCETUNE_A_QP_TX_RETRANSMIT_PKTS, "tx_retransmit_pkts",
+	  "tx-retransmit" },
+	{ ROCETUNE_A_QP_RX_ACKREQ_PKTS, "rx_ackreq_pkts", "rx-ackreq" },
+};
+
+#define RT_QP_NCNT	(sizeof(rt_qp_cnts) / sizeof(rt_qp_cnts[0]))
+
+struct rt_qp_req {
+	char dev[RT_NAME_LEN];		/* "" for all */
+	bool has_qpn;
+	uint32_t qpn;
+	uint32_t top_k;			/* 0: all */
+	uint32_t top_by;		/* ROCETUNE_A_QP_* counter */
+	bool has_since;
+	uint64_t since;
+};
+
+static const char *rt_qp_type_name(unsigned int t)
+{
+	/* enum ib_qp_type */
+	static const char * const names[] = {
+		[0] = "SMI", [1] = "GSI", [2] = "RC", [3] = "UC", [4] = "UD",
+		[5] = "RAW_IPV6", [6] = "RAW_ETHERTYPE", [8] = "RAW_PACKET",
+		[9] = "XRC_INI", [10] = "XRC_TGT",
+	};
+
+	if (t < sizeof(names) / sizeof(names[0]) && names[t])
+		return names[t];
+	return "other";
+}
+
+static uint64_t rt_qp_u(const struct nlattr *a)
+{
+	switch (nla_len(a)) {
+	case 1:
+		return nla_get_u8(a);
+	case 4:
+		return nla_get_u32(a);
+	case 8:
+		return nla_get_u64(a);
+	}
+	return 0;
+}
+
+static int rt_qp_show_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	struct nlattr *tb[ROCETUNE_A_MAX + 1], *q[ROCETUNE_A_QP_MAX + 1];
+	struct rt_cli *cli = arg;
+	struct rt_print *pr = &cli->pr;
+	unsigned int i;
+
+	if (genlmsg_parse((struct nlmsghdr *)nlh, 0, tb, ROCETUNE_A_MAX,
+			  NULL) < 0 ||
+	    !tb[ROCETUNE_A_QP] ||
+	    nla_parse_nested(q, ROCETUNE_A_QP_MAX, tb[ROCETUNE_A_QP], NULL) < 0 ||
+	    !q[ROCETUNE_A_QP_QPN]) {
+		rt_error("malformed QP message from the kernel");
+		return -EINVAL;
+	}
+	rt_print_open_object(pr, NULL);
+	if (tb[ROCETUNE_A_DEV_NAME])
+		rt_print_string(pr, RT_PRINT_ANY, "dev", "%s",
+				nla_get_string(tb[ROCETUNE_A_DEV_NAME]));
+	if (tb[ROCETUNE_A_DEV_INDEX])
+		rt_print_uint(pr, RT_PRINT_JSON, "dev_index", NULL,
+			      nla_get_u32(tb[ROCETUNE_A_DEV_INDEX]));
+	rt_print_uint(pr, RT_PRINT_ANY, "qpn", " qpn %" PRIu64,
+		      nla_get_u32(q[ROCETUNE_A_QP_QPN]));
+	if (q[ROCETUNE_A_QP_TYPE])
+		rt_print_string(pr, RT_PRINT_ANY, "type", " type %s",
+				rt_qp_type_name(nla_get_u8(q[ROCETUNE_A_QP_TYPE])));
+	if (q[ROCETUNE_A_QP_REMOTE_QPN])
+		rt_print_uint(pr, RT_PRINT_ANY, "remote_qpn", " rqpn %" PRIu64,
+			      nla_get_u32(q[ROCETUNE_A_QP_REMOTE_QPN]));
+	if (q[ROCETUNE_A_QP_PID])
+		rt_print_uint(pr, RT_PRINT_ANY, "pid", " pid %" PRIu64,
+			      nla_get_u32(q[ROCETUNE_A_QP_PID]));
+	if (q[ROCETUNE_A_QP_COMM])
+		rt_print_string(pr, RT_PRINT_ANY, "comm", " comm %s",
+				nla_get_string(q[ROCETUNE_A_QP_COMM]));
+	if (q[ROCETUNE_A_QP_DESTROYED_NS])
+		rt_print_uint(pr, RT_PRINT_ANY, "destroyed_ns",
+			      " destroyed-ns %" PRIu64,
+			      nla_get_u64(q[ROCETUNE_A_QP_DESTROYED_NS]));
+	if (tb[ROCETUNE_A_QP_GEN])
+		rt_print_uint(pr, RT_PRINT_ANY, "gen", " gen %" PRIu64,
+			      nla_get_u64(tb[ROCETUNE_A_QP_GEN]));
+	if (q[ROCETUNE_A_QP_CHANGED_GEN])
+		rt_print_uint(pr, RT_PRINT_JSON, "changed_gen", NULL,
+			      nla_get_u64(q[ROCETUNE_A_QP_CHANGED_GEN]));
+	if (q[ROCETUNE_A_QP_FIRST_SEEN_NS])
+		rt_print_uint(pr, RT_PRINT_JSON, "first_seen_ns", NULL,
+			      nla_get_u64(q[ROCETUNE_A_QP_FIRST_SEEN_NS]));
+	if (q[ROCETUNE_A_QP_LAST_SEEN_NS])
+		rt_print_uint(pr, RT_PRINT_JSON, "last_seen_ns", NULL,
+			      nla_get_u64(q[ROCETUNE_A_QP_LAST_SEEN_NS]));
+	rt_print_text(pr, "\n   ");
+	for (i = 0; i < RT_QP_NCNT; i++) {
+		char fmt[48];
+
+		if (!q[rt_qp_cnts[i].attr])
+			continue;
+		snprintf(fmt, sizeof(fmt), " %s %%" PRIu64, rt_qp_cnts[i].label);
+		rt_print_uint(pr, RT_PRINT_ANY, rt_qp_cnts[i].key, fmt,
+			      rt_qp_u(q[rt_qp_cnts[i].attr]));
+		if (i == 7)
+			rt_print_text(pr, "\n   ");
+	}
+	rt_print_text(pr, "\n");
+	rt_print_close_object(pr);
+	return 0;
+}
+
+static int rt_qp_counter_attr(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < RT_QP_NCNT; i++)
+		if (!strcmp(name, rt_qp_cnts[i].key) ||
+		    !strcmp(name, rt_qp_cnts[i].label))
+			return rt_qp_cnts[i].attr;
+	return -1;
+}
+
+static int rt_qp_show_parse(struct rt_cli *cli, struct rt_qp_req *req)
+{
+	int err;
+
+	memset(req, 0, sizeof(*req));
+	req->top_by = ROCETUNE_A_QP_RX_ECN_CE_PKTS;
+	while (rt_arg_peek(cli)) {
+		if (rt_arg_is(cli, "dev")) {
+			rt_arg_next(cli);
+			err = rt_arg_dev_port(cli, req->dev, NULL, false);
+		} else if (rt_arg_is(cli, "qpn")) {
+			rt_arg_next(cli);
+			err = rt_arg_u32(cli, "qpn", 0, 0xffffff, &req->qpn);
+			req->has_qpn = true;
+		} else if (rt_arg_is(cli, "top")) {
+			rt_arg_next(cli);
+			err = rt_arg_u32(cli, "top", 1, UINT32_MAX, &req->top_k);
+			if (!err && rt_arg_is(cli, "by")) {
+				const char *f;
+				int a;
+
+				rt_arg_next(cli);
+				f = rt_arg_next(cli);
+				a = f ? rt_qp_counter_attr(f) : -1;
+				if (a < 0) {
+					rt_usage_error("\"by\" needs a QP counter, e.g. rx_ecn_ce_pkts");
+					return RT_EXIT_USAGE;
+				}
+				req->top_by = a;
+			}
+		} else if (rt_arg_is(cli, "since")) {
+			rt_arg_next(cli);
+			err = rt_arg_u64(cli, "since", 0, UINT64_MAX, &req->since);
+			req->has_since = true;
+		} else {
+			return rt_arg_end(cli);
+		}
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int rt_qp_show(struct rt_cli *cli)
+{
+	struct rt_qp_req req;
+	struct nl_msg *msg;
+	bool one;
+	int err;
+
+	err = rt_qp_show_parse(cli, &req);
+	if (!err)
+		err = rt_cli_no_prometheus(cli);
+	if (err)
+		return err;
+	err = rt_cli_nl_open(cli);
+	if (err)
+		return err;
+	msg = rt_nl_msg_dev(&cli->nl, ROCETUNE_CMD_QP_GET, req.dev, 0);
+	if (!msg)
+		return rt_cli_nl_error(cli, -ENOMEM, "qp show");
+	one = req.dev[0] && req.has_qpn && !req.top_k && !req.has_since;
+	if ((req.has_qpn && nla_put_u32(msg, ROCETUNE_A_QPN, req.qpn)) ||
+	    (req.top_k && (nla_put_u32(msg, ROCETUNE_A_QP_TOP_K, req.top_k) ||
+			   nla_put_u32(msg, ROCETUNE_A_QP_TOP_BY, req.top_by))) ||
+	    (req.has_since &&
+	     nla_put_u64(msg, ROCETUNE_A_QP_SINCE_GEN, req.since))) {
+		nlmsg_free(msg);
+		return rt_cli_nl_error(cli, -ENOMEM, "qp show");
+	}
+	rt_print_open_array(&cli->pr, NULL);
+	if (one)
+		err = rt_nl_do(&cli->nl, msg, rt_qp_show_cb, cli);
+	else
+		err = rt_nl_dump(&cli->nl, msg, rt_qp_show_cb, cli);
+	rt_print_close_array(&cli->pr);
+	return err ? rt_cli_nl_error(cli, err, "qp show") : RT_EXIT_OK;
+}
+
+static int rt_qp_stats_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	struct nlattr *tb[ROCETUNE_A_MAX + 1];
+	struct rt_cli *cli = arg;
+	struct rt_print *pr = &cli->pr;
+
+	if (genlmsg_parse((struct nlmsghdr *)nlh, 0, tb, ROCETUNE_A_MAX,
+			  NULL) < 0 ||
+	    !tb[ROCETUNE_A_DEV_NAME]) {
+		rt_error("malformed QP stats message from the kernel");
+		return -EINVAL;
+	}
+	rt_print_open_object(pr, NULL);
+	rt_print_string(pr, RT_PRINT_ANY, "dev", "%s:",
+			nla_get_string(tb[ROCETUNE_A_DEV_NAME]));
+	if (tb[ROCETUNE_A_QP_ACCT])
+		rt_print_bool(pr, RT_PRINT_ANY, "accounting", " accounting %s",
+			      nla_get_u8(tb[ROCETUNE_A_QP_ACCT]));
+	if (tb[ROCETUNE_A_QP_UNATTR_RX])
+		rt_print_uint(pr, RT_PRINT_ANY, "unattributed_rx",
+			      " unattributed-rx %" PRIu64,
+			      nla_get_u64(tb[ROCETUNE_A_QP_UNATTR_RX]));
+	if (tb[ROCETUNE_A_QP_UNATTR_TX])
+		rt_print_uint(pr, RT_PRINT_ANY, "unattributed_tx",
+			      " unattributed-tx %" PRIu64,
+			      nla_get_u64(tb[ROCETUNE_A_QP_UNATTR_TX]));
+	if (tb[ROCETUNE_A_QP_TABLE_COUNT])
+		rt_print_uint(pr, RT_PRINT_ANY, "table_count", " table %" PRIu64,
+			      nla_get_u32(tb[ROCETUNE_A_QP_TABLE_COUNT]));
+	if (tb[ROCETUNE_A_QP_TABLE_MAX])
+		rt_print_uint(pr, RT_PRINT_ANY, "table_max", "/%" PRIu64,
+			      nla_get_u32(tb[ROCETUNE_A_QP_TABLE_MAX]));
+	if (tb[ROCETUNE_A_QP_REFUSED])
+		rt_print_uint(pr, RT_PRINT_ANY, "refused", " refused %" PRIu64,
+			      nla_get_u64(tb[ROCETUNE_A_QP_REFUSED]));
+	if (tb[ROCETUNE_A_QP_GEN])
+		rt_print_uint(pr, RT_PRINT_ANY, "gen", " gen %" PRIu64,
+			      nla_get_u64(tb[ROCETUNE_A_QP_GEN]));
+	if (tb[ROCETUNE_A_QP_LOOPBACK_UNSEEN] &&
+	    nla_get_u8(tb[ROCETUNE_A_QP_LOOPBACK_UNSEEN])) {
+		rt_print_bool(pr, RT_PRINT_JSON, "loopback_unseen", NULL, true);
+		rt_print_text(pr, "\n    note: traffic between two QPs of this device takes rxe's loopback and is not counted");
+	}
+	rt_print_text(pr, "\n");
+	rt_print_close_object(pr);
+	return 0;
+}
+
+static int rt_qp_stats(struct rt_cli *cli)
+{
+	struct rt_qp_req req = { 0 };
+	struct nl_msg *msg;
+	int err = 0;
+
+	if (rt_arg_is(cli, "dev")) {
+		rt_arg_next(cli);
+		err = rt_arg_dev_port(cli, req.dev, NULL, false);
+	}
+	if (!err)
+		err = rt_arg_end(cli);
+	if (!err)
+		err = rt_cli_no_prometheus(cli);
+	if (!err)
+		err = rt_cli_nl_open(cli);
+	if (err)
+		return err;
+	msg = rt_nl_msg_dev(&cli->nl, ROCETUNE_CMD_QP_STATS_GET, req.dev, 0);
+	if (!msg)
+		return rt_cli_nl_error(cli, -ENOMEM, "qp stats");
+	rt_print_open_array(&cli->pr, NULL);
+	if (req.dev[0])
+		err = rt_nl_do(&cli->nl, msg, rt_qp_stats_cb, cli);
+	else
+		err = rt_nl_dump(&cli->nl, msg, rt_qp_stats_cb, cli);
+	rt_print_close_array(&cli->pr);
+	return err ? rt_cli_nl_error(cli, err, "qp stats") : RT_EXIT_OK;
+}
+
+static int rt_qp_set(struct rt_cli *cli)
+{
+	char dev[RT_NAME_LEN] = "";
+	uint32_t table_max = 0;
+	struct nl_msg *msg;
+	int acct = -1, err = 0;
+
+	while (!err && rt_arg_peek(cli)) {
+		if (rt_arg_is(cli, "dev")) {
+			rt_arg_next(cli);
+			err = rt_arg_dev_port(cli, dev, NULL, false);
+		} else if (rt_arg_is(cli, "accounting")) {
+			const char *v;
+
+			rt_arg_next(cli);
+			v = rt_arg_next(cli);
+			if (v && !strcmp(v, "on")) {
+				acct = 1;
+			} else if (v && !strcmp(v, "off")) {
+				acct = 0;
+			} else {
+				rt_usage_error("\"accounting\" needs on or off");
+				err = RT_EXIT_USAGE;
+			}
+		} else if (rt_arg_is(cli, "table-max")) {
+			rt_arg_next(cli);
+			err = rt_arg_u32(cli, "table-max", 1, UINT32_MAX,
+					 &table_max);
+		} else {
+			err = rt_arg_end(cli);
+		}
+	}
+	if (!err && acct >= 0 && !dev[0]) {
+		rt_usage_error("\"accounting\" needs \"dev DEV\"");
+		err = RT_EXIT_USAGE;
+	}
+	if (!err && acct < 0 && !table_max) {
+		rt_usage_error("nothing to set; try \"rocetune qp help\"");
+		err = RT_EXIT_USAGE;
+	}
+	if (!err)
+		err = rt_cli_nl_open(cli);
+	if (err)
+		return err;
+	msg = rt_nl_msg_dev(&cli->nl, ROCETUNE_CMD_QP_SET, dev, 0);
+	if (!msg ||
+	    (acct >= 0 && nla_put_u8(msg, ROCETUNE_A_QP_ACCT, acct)) ||
+	    (table_max && nla_put_u32(msg, ROCETUNE_A_QP_TABLE_MAX, table_max))) {
+		nlmsg_free(msg);
+		return rt_cli_nl_error(cli, -ENOMEM, "qp set");
+	}
+	err = rt_nl_do(&cli->nl, msg, NULL, NULL);
+	return err ? rt_cli_nl_error(cli, err, "qp set") : RT_EXIT_OK;
+}
+
+static int rt_qp_help(struct rt_cli *cli)
+{
+	(void)cli;
+	printf("Usage: rocetune qp show [ dev DEV ] [ qpn N ] [ top K [ by FIELD ] ]\n"
+	       "                        [ since GEN ]\n"
+	       "       rocetune qp stats [ dev DEV ]\n"
+	       "       rocetune qp set [ dev DEV accounting { on | off } ] [ table-max N ]\n"
+	       "       rocetune qp help\n"
+	       "FIELD := rx_pkts | tx_pkts | rx_ecn_ce_pkts | rx_cnp_pkts | tx_cnp_pkts |\n"
+	       "         tx_retransmit_pkts | rx_nak_seq_err | ... (see rocetune-qp(8))\n");
+	return RT_EXIT_OK;
+}
+
+static const struct rt_cmd rt_qp_cmds[] = {
+	{ "show",	rt_qp_show },
+	{ "stats",	rt_qp_stats },
+	{ "set",	rt_qp_set },
+	{ "help",	rt_qp_help },
+	{ NULL,		NULL },
+};
+
+int rt_cmd_qp(struct rt_cli *cli)
+{
+	cli->object = "qp";
+	return rt_cli_dispatch(cli, rt_qp_cmds);
+}

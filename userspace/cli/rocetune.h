@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * rocetune command-line tool: what main and the objects share.
+ */
+#ifndef ROCETUNE_CLI_H
+#define ROCETUNE_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "rt_model.h"
+#include "rt_nl.h"
+#include "rt_print.h"
+
+/* Exit codes, documented in rocetune(8). */
+enum {
+	RT_EXIT_OK = 0,
+	RT_EXIT_ERROR = 1,	/* the request failed */
+	RT_EXIT_USAGE = 2,	/* the command line is wrong */
+};
+
+enum rt_output {
+	RT_OUTPUT_DEFAULT,
+	RT_OUTPUT_PROMETHEUS,
+};
+
+struct rt_cli {
+	bool json;
+	bool pretty;
+	bool stats;
+	enum rt_output output;
+	int argc;			/* words left */
+	char **argv;
+	const char *object;		/* for messages: "dev", "port", ... */
+	struct rt_print pr;
+	struct rt_nl nl;
+};
+
+struct rt_cmd {
+	const char *name;
+	int (*fn)(struct rt_cli *cli);
+};
+
+/* Command-line cursor; keywords match whole words only. */
+const char *rt_arg_peek(const struct rt_cli *cli);
+const char *rt_arg_next(struct rt_cli *cli);
+bool rt_arg_is(const struct rt_cli *cli, const char *keyword);
+
+/* rt_arg_u32() / rt_arg_u64() - the value after keyword @kw, in range. */
+int rt_arg_u32(struct rt_cli *cli, const char *kw, uint32_t min, uint32_t max,
+	       uint32_t *out);
+int rt_arg_u64(struct rt_cli *cli, const char *kw, uint64_t min, uint64_t max,
+	       uint64_t *out);
+/* rt_arg_dev_port() - DEV or DEV/PORT; PORT is refused unless @port_ok. */
+int rt_arg_dev_port(struct rt_cli *cli, char *dev, uint32_t *port,
+		    bool port_ok);
+/* rt_arg_end() - usage error unless every word was used. */
+int rt_arg_end(struct rt_cli *cli);
+
+/*
+ * rt_cli_dispatch() - run the entry of @cmds named by the next word; with
+ * no word left the first entry runs.  @object is NULL at the top level.
+ */
+int rt_cli_dispatch(struct rt_cli *cli, const struct rt_cmd *cmds);
+
+/*
+ * rt_cli_options() - parse the global options of argv[1..]; leaves the
+ * cursor on the object.  Returns -1 to go on, else an exit code.
+ */
+int rt_cli_options(struct rt_cli *cli, int argc, char **argv);
+
+/* rt_cli_no_prometheus() - usage error when -o prometheus was given. */
+int rt_cli_no_prometheus(const struct rt_cli *cli);
+
+/* Netlink: open once per run; report a failure of @what to the user. */
+int rt_cli_nl_open(struct rt_cli *cli);
+int rt_cli_nl_error(struct rt_cli *cli, int err, const char *what);
+
+void rt_usage(FILE *f);
+void rt_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void rt_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* The objects. */
+int rt_cmd_dev(struct rt_cli *cli);
+int rt_cmd_port(struct rt_cli *cli);
+int rt_cmd_config(struct rt_cli *cli);
+int rt_cmd_monitor(struct rt_cli *cli);
+int rt_cmd_qp(struct rt_cli *cli);		/* cli/qp.c (per-QP issue) */
+
+/* Parsed requests, exposed for the unit tests. */
+struct rt_dev_req {
+	char dev[RT_NAME_LEN];		/* "" for all */
+};
+
+struct rt_port_req {
+	char dev[RT_NAME_LEN];		/* "" for all */
+	uint32_t port;			/* 0 for all */
+};
+
+struct rt_config_req {
+	char dev[RT_NAME_LEN];		/* "" for the global configuration */
+	uint64_t attrs;			/* RT_BIT(ROCETUNE_A_*) given */
+	uint32_t interval_ms;
+	uint32_t storm_ms;
+	uint64_t cnp_rate;
+	uint64_t ecn_rate;
+};
+
+int rt_dev_show_parse(struct rt_cli *cli, struct rt_dev_req *req);
+int rt_port_show_parse(struct rt_cli *cli, struct rt_port_req *req);
+int rt_config_show_parse(struct rt_cli *cli, struct rt_config_req *req);
+int rt_config_set_parse(struct rt_cli *cli, struct rt_config_req *req);
+
+/* Printers, exposed for the unit tests. */
+void rt_dev_print(struct rt_print *pr, const struct rt_dev *dev);
+void rt_port_print(struct rt_print *pr, const struct rt_port *port, bool stats);
+void rt_config_print(struct rt_print *pr, const struct rt_config *cfg);
+void rt_event_print(struct rt_print *pr, const struct rt_event *ev);
+
+#endif /* ROCETUNE_CLI_H */

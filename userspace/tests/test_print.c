@@ -1,0 +1,412 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Unit tests of lib/rt_print.c, lib/rt_prom.c and the object printers of
+ * the CLI: JSON escaping, numbers as numbers, text alignment, and the same
+ * calls giving both outputs.
+ */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "rocetune.h"
+#include "rt_print.h"
+#include "rt_prom.h"
+
+struct out {
+	char *s;
+	size_t n;
+	FILE *f;
+	struct rt_print pr;
+};
+
+static struct rt_print *out_open(struct out *o, bool json, bool pretty)
+{
+	o->s = NULL;
+	o->f = open_memstream(&o->s, &o->n);
+	assert_non_null(o->f);
+	rt_print_init(&o->pr, o->f, json, pretty);
+	return &o->pr;
+}
+
+/* Compare what was printed with @want and release it. */
+static void out_check(struct out *o, const char *want)
+{
+	fclose(o->f);
+	assert_string_equal(o->s, want);
+	free(o->s);
+}
+
+static void json_escapes(void **state)
+{
+	struct out o;
+	struct rt_print *pr = out_open(&o, true, false);
+
+	(void)state;
+	rt_print_open_object(pr, NULL);
+	rt_print_string(pr, RT_PRINT_ANY, "q", "%s", "a\"b\\c/d");
+	rt_print_string(pr, RT_PRINT_ANY, "c", "%s", "\n\t\r\b\f\x01\x1f\x7f");
+	rt_print_string(pr, RT_PRINT_ANY, "utf8", "%s", "r\xc3\xa9seau");
+	rt_print_string(pr, RT_PRINT_ANY, "k\"ey", "%s", "");
+	rt_print_string(pr, RT_PRINT_ANY, "null", "%s", NULL);
+	rt_print_close_object(pr);
+	out_check(&o, "{\"q\":\"a\\\"b\\\\c/d\","
+		      "\"c\":\"\\n\\t\\r\\b\\f\\u0001\\u001f\\u007f\","
+		      "\"utf8\":\"r\xc3\xa9seau\",\"k\\\"ey\":\"\",\"null\":\"\"}\n");
+}
+
+static void json_numbers(void **state)
+{
+	struct out o;
+	struct rt_print *pr = out_open(&o, true, false);
+
+	(void)state;
+	rt_print_open_object(pr, NULL);
+	rt_print_uint(pr, RT_PRINT_ANY, "zero", "zero %" PRIu64, 0);
+	rt_print_uint(pr, RT_PRINT_ANY, "max", "max %" PRIu64, UINT64_MAX);
+	rt_print_bool(pr, RT_PRINT_ANY, "t", "t %s", true);
+	rt_print_bool(pr, RT_PRINT_ANY, "f", "f %s", false);
+	rt_print_open_array(pr, "list");
+	rt_print_uint(pr, RT_PRINT_ANY, NULL, "%" PRIu64, 3);
+	rt_print_uint(pr, RT_PRINT_ANY, NULL, "%" PRIu64, 5);
+	rt_print_close_array(pr);
+	rt_print_open_array(pr, "empty");
+	rt_print_close_array(pr);
+	rt_print_open_object(pr, "obj");
+	rt_print_close_object(pr);
+	rt_print_close_object(pr);
+	out_check(&o, "{\"zero\":0,\"max\":18446744073709551615,\"t\":true,"
+		      "\"f\":false,\"list\":[3,5],\"empty\":[],\"obj\":{}}\n");
+}
+
+static void json_pretty(void **state)
+{
+	struct out o;
+	struct rt_print *pr = out_open(&o, true, true);
+
+	(void)state;
+	rt_print_open_array(pr, NULL);
+	rt_print_open_object(pr, NULL);
+	rt_print_uint(pr, RT_PRINT_ANY, "a", NULL, 1);
+	rt_print_open_array(pr, "b");
+	rt_print_uint(pr, RT_PRINT_ANY, NULL, NULL, 2);
+	rt_print_close_array(pr);
+	rt_print_open_object(pr, "c");
+	rt_print_close_object(pr);
+	rt_print_close_object(pr);
+	rt_print_close_array(pr);
+	out_check(&o, "[\n  {\n    \"a\": 1,\n    \"b\": [\n      2\n    ],\n"
+		      "    \"c\": {}\n  }\n]\n");
+}
+
+static void json_empty_array(void **state)
+{
+	struct out o;
+	struct rt_print *pr = out_open(&o, true, true);
+
+	(void)state;
+	rt_print_open_array(pr, NULL);
+	rt_print_close_array(pr);
+	out_check(&o, "[]\n");
+}
+
+/* Consecutive top-level objects are JSON lines (monitor). */
+static void json_lines(void **state)
+{
+	struct out o;
+	struct rt_print *pr = out_open(&o, true, false);
+	int i;
+
+	(void)state;
+	for (i = 0; i < 2; i++) {
+		rt_print_open_object(pr, NULL);
+		rt_print_uint(pr, RT_PRINT_ANY, "i", NULL, i);
+		rt_print_close_object(pr);
+	}
+	out_check(&o, "{\"i\":0}\n{\"i\":1}\n");
+}
+
+static void modes(void **state)
+{
+	struct out o;
+	struct rt_print *pr;
+	int json;
+
+	(void)state;
+	for (json = 0; json < 2; json++) {
+		pr = out_open(&o, json, false);
+		rt_print_open_object(pr, NULL);
+		rt_print_uint(pr, RT_PRINT_JSON, "j", "J%" PRIu64, 1);
+		rt_print_uint(pr, RT_PRINT_TEXT, "t", "T%" PRIu64, 2);
+		rt_print_text(pr, "|text");
+		rt_print_close_object(pr);
+		out_check(&o, json ? "{\"j\":1}\n" : "T2|text");
+	}
+}
+
+static void text_alignment(void **state)
+{
+	struct out o;
+	struct rt_print *pr = out_open(&o, false, false);
+
+	(void)state;
+	pr->label_width = 16;
+	rt_print_counter(pr, "tx_pkts", "tx-pkts", "  ", 5);
+	rt_print_counter(pr, "rx_ecn_ce_pkts", "rx-ecn-ce-pkts", "  ", 123456);
+	out_check(&o, "  tx-pkts          5\n"
+		      "  rx-ecn-ce-pkts   123456\n");
+}
+
+static struct rt_port *sample_port(struct rt_port *p)
+{
+	static struct rt_hwc hwc[] = { { "sent_pkts", 7 }, { "a\"b", 1 } };
+
+	memset(p, 0, sizeof(*p));
+	p->attrs = RT_BIT(ROCETUNE_A_DEV_NAME) | RT_BIT(ROCETUNE_A_DEV_INDEX) |
+		   RT_BIT(ROCETUNE_A_PORT_INDEX) | RT_BIT(ROCETUNE_A_PORT_STATE) |
+		   RT_BIT(ROCETUNE_A_PORT_NETDEV_NAME) |
+		   RT_BIT(ROCETUNE_A_PORT_NETDEV_IFINDEX) |
+		   RT_BIT(ROCETUNE_A_COUNTERS) | RT_BIT(ROCETUNE_A_RATES) |
+		   RT_BIT(ROCETUNE_A_HW_COUNTERS) | RT_BIT(ROCETUNE_A_PFC);
+	strcpy(p->dev, "rxe0");
+	p->dev_index = 2;
+	p->port = 1;
+	p->state = 4;
+	strcpy(p->netdev, "va");
+	p->netdev_ifindex = 5;
+	p->counters.present = RT_BIT(ROCETUNE_A_CNT_TX_PKTS) |
+			      RT_BIT(ROCETUNE_A_CNT_RX_ECN_CE_PKTS);
+	p->counters.val[ROCETUNE_A_CNT_TX_PKTS] = 100;
+	p->counters.val[ROCETUNE_A_CNT_RX_ECN_CE_PKTS] = 3;
+	p->rates.present = RT_BIT(ROCETUNE_A_CNT_TX_PKTS);
+	p->rates.val[ROCETUNE_A_CNT_TX_PKTS] = 10;
+	p->hwc = hwc;
+	p->nhwc = 2;
+	p->pfc.attrs = RT_BIT(ROCETUNE_A_PFC_CAP) | RT_BIT(ROCETUNE_A_PFC_ENABLED);
+	p->pfc.cap = 8;
+	p->pfc.enabled = 1 << 3;
+	p->pfc.nprio = 1;
+	p->pfc.prio[0].attrs = RT_BIT(ROCETUNE_A_PRIO_INDEX) |
+			       RT_BIT(ROCETUNE_A_PRIO_RX_PAUSE) |
+			       RT_BIT(ROCETUNE_A_PRIO_RX_PAUSE_DURATION_US);
+	p->pfc.prio[0].index = 3;
+	p->pfc.prio[0].rx_pause = 20;
+	p->pfc.prio[0].rx_pause_duration_us = 900;
+	p->pfc.prio[0].storm = true;
+	return p;
+}
+
+/* One path: the same printer gives the agreed JSON and aligned text. */
+static void port_one_path(void **state)
+{
+	struct rt_port p;
+	struct out o;
+
+	(void)state;
+	rt_port_print(out_open(&o, true, false), sample_port(&p), true);
+	out_check(&o, "{\"dev\":\"rxe0\",\"dev_index\":2,\"port\":1,"
+		      "\"state\":\"active\",\"netdev\":\"va\",\"netdev_ifindex\":5,"
+		      "\"counters\":{\"tx_pkts\":100,\"rx_ecn_ce_pkts\":3},"
+		      "\"rates\":{\"tx_pkts\":10},"
+		      "\"hw_counters\":{\"sent_pkts\":7,\"a\\\"b\":1},"
+		      "\"pfc\":{\"cap\":8,\"enabled\":[3],\"prio\":[{\"prio\":3,"
+		      "\"rx_pause\":20,\"rx_pause_duration_us\":900,"
+		      "\"storm\":true}]}}\n");
+	rt_port_print(out_open(&o, false, false), sample_port(&p), false);
+	out_check(&o, "rxe0/1: state active netdev va netdev-ifindex 5\n"
+		      "    counters:\n"
+		      "        tx-pkts                  100\n"
+		      "        rx-ecn-ce-pkts           3\n"
+		      "    rates (per second):\n"
+		      "        tx-pkts                  10\n"
+		      "    pfc: cap 8 enabled 3\n"
+		      "        prio 3: rx-pause 20 rx-pause-duration-us 900 storm yes\n");
+}
+
+static void port_no_stats_no_hw(void **state)
+{
+	struct rt_port p;
+	struct out o;
+
+	(void)state;
+	rt_port_print(out_open(&o, true, false), sample_port(&p), false);
+	fclose(o.f);
+	assert_null(strstr(o.s, "hw_counters"));
+	free(o.s);
+}
+
+static void port_hw_long_names(void **state)
+{
+	struct rt_hwc hwc[] = {
+		{ "np_ecn_marked_roce_packets_long", 5 }, { "x", 6 },
+	};
+	struct rt_port p;
+	struct out o;
+
+	(void)state;
+	sample_port(&p)->hwc = hwc;
+	p.attrs &= ~(RT_BIT(ROCETUNE_A_COUNTERS) | RT_BIT(ROCETUNE_A_RATES) |
+		     RT_BIT(ROCETUNE_A_PFC));
+	rt_port_print(out_open(&o, false, false), &p, true);
+	out_check(&o, "rxe0/1: state active netdev va netdev-ifindex 5\n"
+		      "    hw-counters:\n"
+		      "        np_ecn_marked_roce_packets_long 5\n"
+		      "        x                               6\n");
+}
+
+static void port_unknown_state(void **state)
+{
+	struct rt_port p;
+	struct out o;
+
+	(void)state;
+	sample_port(&p)->state = 9;
+	p.attrs &= ~(RT_BIT(ROCETUNE_A_COUNTERS) | RT_BIT(ROCETUNE_A_RATES) |
+		     RT_BIT(ROCETUNE_A_PFC));
+	rt_port_print(out_open(&o, false, false), &p, false);
+	out_check(&o, "rxe0/1: state 9 netdev va netdev-ifindex 5\n");
+}
+
+static void dev_one_path(void **state)
+{
+	struct rt_dev d = {
+		.attrs = RT_BIT(ROCETUNE_A_DEV_INDEX) | RT_BIT(ROCETUNE_A_DEV_NAME) |
+			 RT_BIT(ROCETUNE_A_DEV_DRIVER) |
+			 RT_BIT(ROCETUNE_A_DEV_NUM_PORTS),
+		.index = 3, .num_ports = 1, .name = "rxe0", .driver = "rxe",
+	};
+	struct rt_print *pr;
+	struct out o;
+
+	(void)state;
+	pr = out_open(&o, true, false);
+	rt_print_open_array(pr, NULL);
+	rt_dev_print(pr, &d);
+	rt_print_close_array(pr);
+	out_check(&o, "[{\"index\":3,\"name\":\"rxe0\",\"driver\":\"rxe\","
+		      "\"num_ports\":1}]\n");
+	pr = out_open(&o, false, false);
+	rt_print_open_array(pr, NULL);
+	rt_dev_print(pr, &d);
+	rt_print_close_array(pr);
+	out_check(&o, "3: rxe0: driver rxe num-ports 1\n");
+}
+
+static void config_one_path(void **state)
+{
+	struct rt_config c = {
+		.attrs = RT_BIT(ROCETUNE_A_INTERVAL_MS) | RT_BIT(ROCETUNE_A_STORM_MS) |
+			 RT_BIT(ROCETUNE_A_CNP_RATE_THRESH) |
+			 RT_BIT(ROCETUNE_A_ECN_RATE_THRESH),
+		.interval_ms = 100, .storm_ms = 200,
+	};
+	struct out o;
+
+	(void)state;
+	rt_config_print(out_open(&o, true, false), &c);
+	out_check(&o, "{\"interval_ms\":100,\"storm_ms\":200,"
+		      "\"cnp_rate_thresh\":0,\"ecn_rate_thresh\":0}\n");
+	rt_config_print(out_open(&o, false, false), &c);
+	out_check(&o, "interval-ms 100 storm-ms 200 cnp-rate-thresh 0 "
+		      "ecn-rate-thresh 0\n");
+}
+
+static void event_one_path(void **state)
+{
+	struct rt_event ev = {
+		.attrs = RT_BIT(ROCETUNE_A_EVENT_TYPE) | RT_BIT(ROCETUNE_A_DEV_NAME) |
+			 RT_BIT(ROCETUNE_A_DEV_INDEX) | RT_BIT(ROCETUNE_A_PORT_INDEX) |
+			 RT_BIT(ROCETUNE_A_EVENT_PRIO) |
+			 RT_BIT(ROCETUNE_A_EVENT_DURATION_MS) |
+			 RT_BIT(ROCETUNE_A_EVENT_TIME_NS),
+		.type = ROCETUNE_EVENT_STORM_START, .dev = "rxe0", .dev_index = 2,
+		.port = 1, .prio = 3, .duration_ms = 200, .time_ns = 5,
+	};
+	struct out o;
+
+	(void)state;
+	rt_event_print(out_open(&o, true, false), &ev);
+	out_check(&o, "{\"event\":\"storm_start\",\"dev\":\"rxe0\",\"dev_index\":2,"
+		      "\"port\":1,\"prio\":3,\"duration_ms\":200,"
+		      "\"time_ns\":5}\n");
+	rt_event_print(out_open(&o, false, false), &ev);
+	out_check(&o, "storm_start rxe0/1 prio 3 duration-ms 200 time-ns 5\n");
+}
+
+static void prometheus(void **state)
+{
+	struct rt_port p[2];
+	struct out o;
+
+	(void)state;
+	sample_port(&p[0]);
+	sample_port(&p[1]);
+	strcpy(p[1].dev, "r\"x\\e\n1");
+	p[1].attrs &= ~RT_BIT(ROCETUNE_A_PORT_NETDEV_NAME);
+	p[1].counters.present = RT_BIT(ROCETUNE_A_CNT_TX_PKTS);
+	p[1].pfc.nprio = 0;
+	out_open(&o, false, false);
+	rt_prom_write_ports(o.f, p, 2, false);
+	out_check(&o,
+		"# HELP rocetune_port_tx_pkts_total RoCE packets transmitted\n"
+		"# TYPE rocetune_port_tx_pkts_total counter\n"
+		"rocetune_port_tx_pkts_total{dev=\"rxe0\",port=\"1\",netdev=\"va\"} 100\n"
+		"rocetune_port_tx_pkts_total{dev=\"r\\\"x\\\\e\\n1\",port=\"1\"} 100\n"
+		"# HELP rocetune_port_rx_ecn_ce_pkts_total RoCE packets received with ECN Congestion Experienced\n"
+		"# TYPE rocetune_port_rx_ecn_ce_pkts_total counter\n"
+		"rocetune_port_rx_ecn_ce_pkts_total{dev=\"rxe0\",port=\"1\",netdev=\"va\"} 3\n"
+		"# HELP rocetune_pfc_rx_pause_total PFC pause frames received per priority\n"
+		"# TYPE rocetune_pfc_rx_pause_total counter\n"
+		"rocetune_pfc_rx_pause_total{dev=\"rxe0\",port=\"1\",netdev=\"va\",prio=\"3\"} 20\n"
+		"# HELP rocetune_pfc_rx_pause_duration_us_total Time paused by received PFC frames, microseconds\n"
+		"# TYPE rocetune_pfc_rx_pause_duration_us_total counter\n"
+		"rocetune_pfc_rx_pause_duration_us_total{dev=\"rxe0\",port=\"1\",netdev=\"va\",prio=\"3\"} 900\n"
+		"# HELP rocetune_pfc_storm 1 while a PFC pause storm lasts\n"
+		"# TYPE rocetune_pfc_storm gauge\n"
+		"rocetune_pfc_storm{dev=\"rxe0\",port=\"1\",netdev=\"va\",prio=\"3\"} 1\n");
+}
+
+static void prometheus_hw(void **state)
+{
+	struct rt_port p;
+	struct out o;
+
+	(void)state;
+	out_open(&o, false, false);
+	rt_prom_write_ports(o.f, sample_port(&p), 1, true);
+	fclose(o.f);
+	assert_non_null(strstr(o.s, "# TYPE rocetune_port_hw_counter_total counter\n"
+				    "rocetune_port_hw_counter_total{dev=\"rxe0\",port=\"1\","
+				    "netdev=\"va\",name=\"sent_pkts\"} 7\n"));
+	assert_non_null(strstr(o.s, "name=\"a\\\"b\"} 1\n"));
+	free(o.s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(json_escapes),
+		cmocka_unit_test(json_numbers),
+		cmocka_unit_test(json_pretty),
+		cmocka_unit_test(json_empty_array),
+		cmocka_unit_test(json_lines),
+		cmocka_unit_test(modes),
+		cmocka_unit_test(text_alignment),
+		cmocka_unit_test(port_one_path),
+		cmocka_unit_test(port_no_stats_no_hw),
+		cmocka_unit_test(port_hw_long_names),
+		cmocka_unit_test(port_unknown_state),
+		cmocka_unit_test(dev_one_path),
+		cmocka_unit_test(config_one_path),
+		cmocka_unit_test(event_one_path),
+		cmocka_unit_test(prometheus),
+		cmocka_unit_test(prometheus_hw),
+	};
+
+	return cmocka_run_group_tests_name("rt_print", tests, NULL, NULL);
+}

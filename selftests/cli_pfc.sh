@@ -1,0 +1,134 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# The rocetune CLI against the simulated DCB-capable NIC (rocetune_sim):
+# per-priority PFC in "rocetune -j port show" agrees with dcb and ethtool,
+# raw counters with rdma statistic, and a pause storm arrives as
+# storm_start/storm_end in "rocetune -j monitor".
+
+ALL_TESTS="pfc_vs_dcb pfc_vs_ethtool hw_vs_rdma storm_events"
+
+source "$(dirname "$0")/lib.sh"
+
+RT_CLI=${RT_CLI:-$RT_TOP/build/userspace/rocetune}
+SIM_BUS=/sys/bus/rocetune_sim
+SIM_ID=$((RANDOM % 800 + 100))
+NETDEV=rsim$SIM_ID
+IBDEV=rsim_ib$SIM_ID
+DFS=/sys/kernel/debug/rocetune_sim/$SIM_ID
+RT_MON=$(mktemp)
+rt_mon_pid=
+sim_loaded_here=0
+
+# port_pfc JQ: JQ applied to the PFC object of the simulated port.
+port_pfc() {
+	"$RT_CLI" -j port show "$IBDEV/1" | jq -c ".[0].pfc | $1"
+}
+
+pfc_vs_dcb() {
+	local ours theirs
+
+	RET=0
+	echo 77 > "$DFS/counters/rx_prio3_pause"
+	echo 12 > "$DFS/counters/tx_prio3_pause"
+	ours=$(port_pfc '[.prio[] | .rx_pause]')
+	theirs=$(dcb -j -s pfc show dev "$NETDEV" | jq -c .indications)
+	[ "$ours" = "$theirs" ]
+	check_err $? "rx_pause $ours, dcb indications $theirs"
+	ours=$(port_pfc '[.prio[] | .tx_pause]')
+	theirs=$(dcb -j -s pfc show dev "$NETDEV" | jq -c .requests)
+	[ "$ours" = "$theirs" ]
+	check_err $? "tx_pause $ours, dcb requests $theirs"
+	# shellcheck disable=SC2016 # $p is jq's
+	ours=$(port_pfc '[range(8) as $p | .enabled | index($p) != null]')
+	theirs=$(dcb -j pfc show dev "$NETDEV" | jq -c .prio_pfc)
+	[ "$ours" = "$theirs" ]
+	check_err $? "enabled $ours, dcb prio-pfc $theirs"
+	[ "$(port_pfc .cap)" = "$(dcb -j pfc show dev "$NETDEV" | jq .pfc_cap)" ]
+	check_err $? "cap differs from dcb's pfc-cap"
+	log_test "port show PFC: pause frames, enabled and cap as dcb reads them"
+}
+
+pfc_vs_ethtool() {
+	local ours theirs
+
+	RET=0
+	ours=$(port_pfc '.prio[] | select(.prio == 3) | .rx_pause')
+	theirs=$(ethtool -S "$NETDEV" | awk '$1 == "rx_prio3_pause:" { print $2 }')
+	[ -n "$ours" ] && [ "$ours" = "$theirs" ]
+	check_err $? "prio 3 rx_pause $ours, ethtool rx_prio3_pause $theirs"
+	log_test "port show PFC: prio 3 as ethtool -S reads it"
+}
+
+hw_vs_rdma() {
+	local ours theirs
+
+	RET=0
+	echo 1234 > "$DFS/counters/np_cnp_sent"
+	ours=$("$RT_CLI" -j -s port show "$IBDEV/1" | jq -c '.[0].hw_counters')
+	theirs=$(rdma -j statistic show link "$IBDEV/1" | jq -c '.[0] | del(.ifname, .port)')
+	[ "$(echo "$ours" | jq -S -c .)" = "$(echo "$theirs" | jq -S -c .)" ]
+	check_err $? "raw counters differ: $ours vs $theirs"
+	[ "$(echo "$ours" | jq .np_cnp_sent)" = 1234 ]
+	check_err $? "np_cnp_sent not 1234: $ours"
+	log_test "-s port show: raw counters equal rdma statistic's"
+}
+
+# mon_has JQ-FILTER: a line of the monitor output matches.
+mon_has() {
+	jq -e "select($1)" "$RT_MON" 2> /dev/null | grep -q .
+}
+
+storm_events() {
+	local ev=".dev == \"$IBDEV\" and .port == 1 and .prio == 3"
+
+	RET=0
+	"$RT_CLI" config set storm-ms 200
+	check_err $? "config set storm-ms failed"
+	"$RT_CLI" -j monitor > "$RT_MON" &
+	rt_mon_pid=$!
+	sleep 0.5
+	echo "3 1000 1000" > "$DFS/pfc_storm"
+	check_err $? "cannot start a pause storm"
+	wait_for 10 mon_has ".event == \"storm_start\" and $ev"
+	check_err $? "no storm_start: $(cat "$RT_MON")"
+	wait_for 10 mon_has ".event == \"storm_end\" and $ev"
+	check_err $? "no storm_end: $(cat "$RT_MON")"
+	mon_has ".event == \"storm_end\" and $ev and .duration_ms >= 200"
+	check_err $? "storm_end without a duration of at least storm-ms: $(cat "$RT_MON")"
+	kill "$rt_mon_pid"
+	wait "$rt_mon_pid" 2> /dev/null
+	rt_mon_pid=
+	log_test "monitor -j: a pause storm on prio 3 starts and ends"
+}
+
+setup() {
+	if [ ! -d /sys/module/rocetune_sim ]; then
+		rt_modload rocetune_sim selftests/rocetune_sim/rocetune_sim.ko ||
+			{ echo "# SKIP: cannot load rocetune_sim"; exit "$KSFT_SKIP"; }
+		sim_loaded_here=1
+	fi
+	echo "$SIM_ID mlx5" > "$SIM_BUS"/new_device || exit "$KSFT_FAIL"
+	ip link set "$NETDEV" up
+	wait_for 5 grep -qx 1 "/sys/class/net/$NETDEV/carrier"
+	dcb pfc set dev "$NETDEV" prio-pfc all:off 3:on || exit "$KSFT_FAIL"
+	wait_for 5 grep -qx 1 "/sys/class/net/$NETDEV/carrier"
+	rt_kmod_load || exit "$KSFT_FAIL"
+}
+
+cleanup() {
+	[ -z "$rt_mon_pid" ] || kill "$rt_mon_pid" 2> /dev/null
+	rm -f "$RT_MON"
+	rt_kmod_unload 2> /dev/null
+	echo "$SIM_ID" > "$SIM_BUS"/del_device 2> /dev/null
+	if [ "$sim_loaded_here" = 1 ]; then
+		rmmod rocetune_sim
+	fi
+}
+
+rt_require_root
+rt_require_cmd dcb ethtool rdma jq
+[ -x "$RT_CLI" ] || { echo "# SKIP: $RT_CLI not built (make -C userspace)"; exit "$KSFT_SKIP"; }
+trap cleanup EXIT
+setup
+rt_run_tests

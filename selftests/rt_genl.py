@@ -1,0 +1,207 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Minimal raw generic netlink client for the rocetune selftests.
+
+It sends requests the CLI would never build (unknown attributes, wrong
+types, out-of-range values) and reports the kernel's errno and extack
+message, and it dumps with a small receive buffer to check that a dump
+split over several recv() calls is complete.
+
+  rt_genl.py req CMD [ATTR:TYPE:VALUE ...] [--dump]
+      ATTR is a name of enum rocetune_attr without ROCETUNE_A_ (DEV_NAME)
+      or a number; TYPE is u8, u16, u32, u64 or str; prints one JSON object:
+      {"errno": N, "msg": "...", "replies": R, "recvs": K, "names": [...]}
+  rt_genl.py batch < REQUESTS
+      one "CMD [ATTR:TYPE:VALUE ...] [--dump]" per line, one JSON per line
+"""
+
+import json
+import os
+import re
+import socket
+import struct
+import sys
+
+NETLINK_GENERIC = 16
+NETLINK_EXT_ACK = 11
+NETLINK_CAP_ACK = 10
+GENL_ID_CTRL = 0x10
+CTRL_CMD_GETFAMILY = 3
+CTRL_ATTR_FAMILY_ID = 1
+CTRL_ATTR_FAMILY_NAME = 2
+NLM_F_REQUEST = 1
+NLM_F_ACK = 4
+NLM_F_DUMP = 0x300
+NLMSG_ERROR = 2
+NLMSG_DONE = 3
+NLMSGERR_ATTR_MSG = 1
+NLM_F_ACK_TLVS = 0x200
+
+UAPI = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "kmod",
+                    "include", "uapi", "linux", "rocetune.h")
+
+
+def uapi_enum(name, prefix):
+    """{NAME: value} of enum NAME in the uapi header (no explicit values)."""
+    text = open(UAPI).read()
+    body = re.search(r"enum %s \{(.*?)\};" % name, text, re.S).group(1)
+    body = re.sub(r"/\*.*?\*/", "", body, flags=re.S)
+    values = {}
+    for i, ident in enumerate(re.findall(r"(\w+)\s*[,=]", body)):
+        if ident.startswith("__"):
+            break
+        values[ident[len(prefix):]] = i
+    return values
+
+
+CMDS = {k.lower(): v for k, v in uapi_enum("rocetune_cmd", "ROCETUNE_CMD_").items()}
+ATTRS = uapi_enum("rocetune_attr", "ROCETUNE_A_")
+ROCETUNE_A_DEV_NAME = ATTRS["DEV_NAME"]
+ROCETUNE_A_PORT_INDEX = ATTRS["PORT_INDEX"]
+
+
+def nla(atype, payload):
+    hdr = struct.pack("=HH", 4 + len(payload), atype)
+    pad = (4 - len(payload) % 4) % 4
+    return hdr + payload + b"\0" * pad
+
+
+def parse_attrs(data):
+    attrs = {}
+    off = 0
+    while off + 4 <= len(data):
+        alen, atype = struct.unpack_from("=HH", data, off)
+        if alen < 4:
+            break
+        attrs.setdefault(atype & 0x3FFF, data[off + 4:off + alen])
+        off += (alen + 3) & ~3
+    return attrs
+
+
+class Genl:
+    def __init__(self, bufsize=32768):
+        self.sock = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW,
+                                  NETLINK_GENERIC)
+        self.sock.setsockopt(270, NETLINK_EXT_ACK, 1)
+        self.sock.setsockopt(270, NETLINK_CAP_ACK, 1)
+        self.sock.bind((0, 0))
+        self.sock.settimeout(20)
+        self.bufsize = bufsize
+        self.seq = 1
+
+    def send(self, ftype, flags, cmd, payload):
+        self.seq += 1
+        msg = struct.pack("=BBH", cmd, 1, 0) + payload
+        hdr = struct.pack("=IHHII", 16 + len(msg), ftype, flags, self.seq, 0)
+        self.sock.send(hdr + msg)
+
+    def recv_all(self):
+        """Returns (errno, extack message, [reply attrs], recv calls)."""
+        replies, recvs = [], 0
+        while True:
+            data = self.sock.recv(self.bufsize)
+            recvs += 1
+            off = 0
+            while off + 16 <= len(data):
+                mlen, mtype, mflags, _, _ = struct.unpack_from("=IHHII",
+                                                               data, off)
+                body = data[off + 16:off + mlen]
+                if mtype == NLMSG_ERROR:
+                    err = -struct.unpack_from("=i", body)[0]
+                    msg = ""
+                    if mflags & NLM_F_ACK_TLVS:
+                        tlvs = parse_attrs(body[4 + 16:])
+                        if NLMSGERR_ATTR_MSG in tlvs:
+                            msg = tlvs[NLMSGERR_ATTR_MSG].rstrip(b"\0")
+                            msg = msg.decode()
+                    return err, msg, replies, recvs
+                if mtype == NLMSG_DONE:
+                    err = -struct.unpack_from("=i", body)[0] if body else 0
+                    msg = ""
+                    tlvs = parse_attrs(body[4:]) if mflags & NLM_F_ACK_TLVS else {}
+                    if NLMSGERR_ATTR_MSG in tlvs:
+                        msg = tlvs[NLMSGERR_ATTR_MSG].rstrip(b"\0").decode()
+                    return err, msg, replies, recvs
+                replies.append(parse_attrs(body[4:]))
+                off += (mlen + 3) & ~3
+
+    def family(self, name):
+        self.send(GENL_ID_CTRL, NLM_F_REQUEST | NLM_F_ACK, CTRL_CMD_GETFAMILY,
+                  nla(CTRL_ATTR_FAMILY_NAME, name.encode() + b"\0"))
+        err, msg, replies, _ = self.recv_all()
+        if err or not replies:
+            raise OSError(err, msg or "no family " + name)
+        return struct.unpack("=H", replies[0][CTRL_ATTR_FAMILY_ID][:2])[0]
+
+
+def encode(spec):
+    atype, typ, value = spec.split(":", 2)
+    atype = ATTRS[atype] if atype in ATTRS else int(atype)
+    if typ == "str":
+        return nla(atype, value.encode() + b"\0")
+    fmt = {"u8": "=B", "u16": "=H", "u32": "=I", "u64": "=Q"}[typ]
+    return nla(atype, struct.pack(fmt, int(value, 0)))
+
+
+def request(g, fam, argv):
+    """argv: CMD [ATTR:TYPE:VALUE ...] [--dump]; returns the result dict."""
+    dump = "--dump" in argv
+    argv = [a for a in argv if a != "--dump"]
+    payload = b"".join(encode(s) for s in argv[1:])
+    flags = NLM_F_REQUEST | NLM_F_ACK | (NLM_F_DUMP if dump else 0)
+    g.send(fam, flags, CMDS[argv[0]], payload)
+    err, msg, replies, recvs = g.recv_all()
+    names = []
+    for r in replies:
+        if ROCETUNE_A_DEV_NAME in r:
+            name = r[ROCETUNE_A_DEV_NAME].rstrip(b"\0").decode()
+            if ROCETUNE_A_PORT_INDEX in r:
+                port = struct.unpack("=I", r[ROCETUNE_A_PORT_INDEX][:4])[0]
+                name += "/%d" % port
+            names.append(name)
+    return {"errno": err, "errname": os.strerror(err) if err else "",
+            "msg": msg, "replies": len(replies), "recvs": recvs,
+            "names": names}
+
+
+def main(argv):
+    if argv[:1] == ["batch"]:
+        # One request per line of stdin, one JSON result per line.
+        g = Genl()
+        fam = g.family("rocetune")
+        for line in sys.stdin:
+            if line.strip():
+                print(json.dumps(request(g, fam, line.split())))
+        return 0
+    dump = "--dump" in argv
+    argv = [a for a in argv if a != "--dump"]
+    bufsize = 32768
+    if "--bufsize" in argv:
+        i = argv.index("--bufsize")
+        bufsize = int(argv[i + 1])
+        del argv[i:i + 2]
+    if len(argv) < 2 or argv[0] != "req":
+        sys.stderr.write(__doc__)
+        return 2
+    g = Genl(bufsize)
+    fam = g.family("rocetune")
+    payload = b"".join(encode(s) for s in argv[2:])
+    flags = NLM_F_REQUEST | NLM_F_ACK | (NLM_F_DUMP if dump else 0)
+    g.send(fam, flags, CMDS[argv[1]], payload)
+    err, msg, replies, recvs = g.recv_all()
+    names = []
+    for r in replies:
+        if ROCETUNE_A_DEV_NAME in r:
+            name = r[ROCETUNE_A_DEV_NAME].rstrip(b"\0").decode()
+            if ROCETUNE_A_PORT_INDEX in r:
+                port = struct.unpack("=I", r[ROCETUNE_A_PORT_INDEX][:4])[0]
+                name += "/%d" % port
+            names.append(name)
+    print(json.dumps({"errno": err, "errname": os.strerror(err) if err
+                      else "", "msg": msg, "replies": len(replies),
+                      "recvs": recvs, "names": names}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,433 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# rt_qp.py - helper of qp_accounting.sh: read rocetune's per-QP counters
+# over generic netlink, and count the same fields from packet captures.
+#
+#   rt_qp.py dump [--dev NAME] [--top-k K --top-by FIELD] [--since GEN]
+#   rt_qp.py stats
+#   rt_qp.py set [--dev NAME --acct 0|1] [--table-max N]
+#   rt_qp.py pcap --ip LOCAL_IP [--tx-pcap F] PCAP...
+#   rt_qp.py compare --dev NAME --ip LOCAL_IP [--tx-pcap F] PCAP...
+#   rt_qp.py check --name TEST --cap DIR --out DIR --dev0 D --ip0 IP
+#                  --dev1 D --ip1 IP [--qpn-min N]
+#   rt_qp.py inject --src IP --dst IP --qpn N [--count K]
+#
+# Attribute and command numbers come from the uapi header of the tree, so
+# the helper follows the protocol as it grows.  The capture side is an
+# independent implementation of the counting rules of
+# Documentation/qp-accounting.rst; a transmitted RC/UC packet is given to
+# the local QP that receives packets of the same UDP source port from the
+# same peer (rxe uses one source port per QP pair in both directions).
+
+import argparse
+import json
+import os
+import re
+import socket
+import struct
+import sys
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+UAPI = os.path.join(TOP, "kmod/include/uapi/linux/rocetune.h")
+
+NLM_F_REQUEST, NLM_F_ACK, NLM_F_DUMP = 1, 4, 0x300
+NLMSG_ERROR, NLMSG_DONE = 2, 3
+GENL_ID_CTRL, CTRL_CMD_GETFAMILY = 16, 3
+CTRL_ATTR_FAMILY_ID, CTRL_ATTR_FAMILY_NAME = 1, 2
+
+FIELDS = ["rx_pkts", "rx_bytes", "tx_pkts", "tx_bytes", "rx_ecn_ce_pkts",
+          "rx_ecn_ect_pkts", "tx_ecn_ect_pkts", "rx_cnp_pkts", "tx_cnp_pkts",
+          "rx_nak_seq_err", "rx_rnr_nak", "tx_nak_seq_err", "tx_rnr_nak",
+          "tx_retransmit_pkts", "rx_ackreq_pkts"]
+
+
+def uapi_enums():
+    """Parse the enums of the uapi header: {enum name: {CONST: value}}."""
+    text = open(UAPI).read()
+    enums = {}
+    for m in re.finditer(r"enum (\w+) \{(.*?)\};", text, re.S):
+        vals, n = {}, 0
+        for line in m.group(2).splitlines():
+            line = re.sub(r"/\*.*?\*/", "", line).strip().rstrip(",")
+            if not line:
+                continue
+            name, _, expr = line.partition("=")
+            name = name.strip()
+            if expr.strip():
+                continue        # the *_MAX = __*_MAX - 1 alias
+            if not name.startswith("__"):
+                vals[name] = n
+            n += 1
+        enums[m.group(1)] = vals
+    return enums
+
+
+E = uapi_enums()
+CMD = E["rocetune_cmd"]
+A = E["rocetune_attr"]
+QA = E["rocetune_a_qp"]
+QA_NAME = {v: k[len("ROCETUNE_A_QP_"):].lower() for k, v in QA.items()}
+
+
+def nla(atype, payload):
+    ln = 4 + len(payload)
+    return struct.pack("HH", ln, atype) + payload + b"\0" * ((4 - ln % 4) % 4)
+
+
+def parse_attrs(buf):
+    out = {}
+    off = 0
+    while off + 4 <= len(buf):
+        ln, atype = struct.unpack_from("HH", buf, off)
+        if ln < 4:
+            break
+        out[atype & 0x3fff] = buf[off + 4:off + ln]
+        off += (ln + 3) & ~3
+    return out
+
+
+class Genl:
+    def __init__(self):
+        self.s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 16)
+        self.s.bind((0, 0))
+        self.seq = 1
+        fam = self.request(GENL_ID_CTRL, CTRL_CMD_GETFAMILY,
+                           nla(CTRL_ATTR_FAMILY_NAME, b"rocetune\0"))
+        self.fid = struct.unpack("H", fam[0][CTRL_ATTR_FAMILY_ID][:2])[0]
+
+    def request(self, fid, cmd, attrs=b"", dump=False):
+        self.seq += 1
+        flags = NLM_F_REQUEST | NLM_F_ACK | (NLM_F_DUMP if dump else 0)
+        body = struct.pack("BBH", cmd, 1, 0) + attrs
+        self.s.send(struct.pack("IHHII", 16 + len(body), fid, flags,
+                                self.seq, 0) + body)
+        msgs = []
+        while True:
+            data = self.s.recv(1 << 20)
+            off = 0
+            while off < len(data):
+                ln, mtype, _, seq, _ = struct.unpack_from("IHHII", data, off)
+                if mtype == NLMSG_DONE:
+                    return msgs
+                if mtype == NLMSG_ERROR:
+                    err = struct.unpack_from("i", data, off + 16)[0]
+                    if err:
+                        raise OSError(-err, os.strerror(-err))
+                    return msgs
+                msgs.append(parse_attrs(data[off + 20:off + ln]))
+                off += (ln + 3) & ~3
+
+    def cmd(self, name, attrs=b"", dump=False):
+        return self.request(self.fid, CMD["ROCETUNE_CMD_" + name], attrs,
+                            dump)
+
+
+def u(b):
+    return {1: lambda: b[0], 2: lambda: struct.unpack("H", b)[0],
+            4: lambda: struct.unpack("I", b)[0],
+            8: lambda: struct.unpack("Q", b)[0]}[len(b)]()
+
+
+def qp_msg(m):
+    q = parse_attrs(m[A["ROCETUNE_A_QP"]])
+    d = {"dev_index": u(m[A["ROCETUNE_A_DEV_INDEX"]]),
+         "gen": u(m[A["ROCETUNE_A_QP_GEN"]])}
+    if A["ROCETUNE_A_DEV_NAME"] in m:
+        d["dev"] = m[A["ROCETUNE_A_DEV_NAME"]].rstrip(b"\0").decode()
+    for k, v in q.items():
+        name = QA_NAME.get(k)
+        if not name or name == "pad":
+            continue
+        d[name] = v.rstrip(b"\0").decode() if name == "comm" else u(v)
+    return d
+
+
+def dev_attr(args):
+    return nla(A["ROCETUNE_A_DEV_NAME"], args.dev.encode() + b"\0") \
+        if args.dev else b""
+
+
+def do_dump(args):
+    g = Genl()
+    at = dev_attr(args)
+    if args.top_k:
+        at += nla(A["ROCETUNE_A_QP_TOP_K"], struct.pack("I", args.top_k))
+        at += nla(A["ROCETUNE_A_QP_TOP_BY"], struct.pack(
+            "I", QA["ROCETUNE_A_QP_" + args.top_by.upper()]))
+    if args.since is not None:
+        at += nla(A["ROCETUNE_A_QP_SINCE_GEN"], struct.pack("Q", args.since))
+    return [qp_msg(m) for m in g.cmd("QP_GET", at, dump=True)]
+
+
+def do_stats(args):
+    g = Genl()
+    out = []
+    for m in g.cmd("QP_STATS_GET", dump=True):
+        d = {}
+        for k, v in m.items():
+            name = [n for n, x in A.items() if x == k][0]
+            name = name[len("ROCETUNE_A_"):].lower()
+            d[name] = v.rstrip(b"\0").decode() if name == "dev_name" else u(v)
+        out.append(d)
+    return out
+
+
+def do_set(args):
+    g = Genl()
+    at = dev_attr(args)
+    if args.acct is not None:
+        at += nla(A["ROCETUNE_A_QP_ACCT"], struct.pack("B", args.acct))
+    if args.table_max:
+        at += nla(A["ROCETUNE_A_QP_TABLE_MAX"],
+                  struct.pack("I", args.table_max))
+    g.cmd("QP_SET", at)
+    return []
+
+
+# Captures ------------------------------------------------------------------
+
+def pcap_packets(path):
+    """Yield the IP bytes of each Ethernet (or cooked) frame of a pcap."""
+    with open(path, "rb") as f:
+        hdr = f.read(24)
+        magic = struct.unpack("<I", hdr[:4])[0]
+        e = "<" if magic in (0xa1b2c3d4, 0xa1b23c4d) else ">"
+        link = struct.unpack(e + "I", hdr[20:24])[0]
+        while True:
+            rh = f.read(16)
+            if len(rh) < 16:
+                return
+            incl = struct.unpack(e + "IIII", rh)[2]
+            frame = f.read(incl)
+            if link == 1:
+                et, off = struct.unpack(">H", frame[12:14])[0], 14
+                if et == 0x8100:
+                    et, off = struct.unpack(">H", frame[16:18])[0], 18
+            elif link == 113:
+                et, off = struct.unpack(">H", frame[14:16])[0], 16
+            else:
+                continue
+            if et == 0x0800:
+                yield frame[off:]
+
+
+def parse(b):
+    """The counting rules' view of one packet, or None if not RoCEv2."""
+    if len(b) < 20 or b[0] >> 4 != 4 or b[9] != 17:
+        return None
+    ihl = (b[0] & 15) * 4
+    if struct.unpack(">H", b[6:8])[0] & 0x3fff:
+        return None
+    udp = b[ihl:]
+    if len(udp) < 20 or struct.unpack(">H", udp[2:4])[0] != 4791:
+        return None
+    bth = udp[8:]
+    op = bth[0]
+    p = {"src": b[12:16], "dst": b[16:20], "ecn": b[1] & 3,
+         "len": struct.unpack(">H", b[2:4])[0],
+         "sport": struct.unpack(">H", udp[0:2])[0], "op": op,
+         "dqpn": int.from_bytes(bth[5:8], "big"),
+         "ackreq": bool(bth[8] & 0x80),
+         "psn": int.from_bytes(bth[9:12], "big"), "syn": None, "sqpn": None}
+    if op in (0x0d, 0x0f, 0x10, 0x11, 0x12) and len(bth) >= 16:
+        p["syn"] = bth[12]
+    if op in (0x64, 0x65) and len(bth) >= 20:
+        p["sqpn"] = int.from_bytes(bth[17:20], "big")
+    return p
+
+
+def is_request(op):
+    t = op & 0xe0
+    if t == 0x20:
+        return True
+    return t == 0 and not 0x0d <= op <= 0x12
+
+
+def psn_after(a, b):
+    d = (a - b) & 0xffffff
+    return d != 0 and d < 0x800000
+
+
+def count_pcaps(ip, pcaps, tx_pcap=None):
+    """Per local QP counts of the device with address @ip.
+
+    Received packets come from @pcaps (dst == ip); sent ones from @tx_pcap
+    if given (a capture before any qdisc), else from @pcaps (src == ip)."""
+    me = socket.inet_aton(ip)
+    rx, tx = [], []
+    for f in pcaps:
+        for b in pcap_packets(f):
+            p = parse(b)
+            if not p:
+                continue
+            if p["dst"] == me:
+                rx.append(p)
+            elif p["src"] == me and not tx_pcap:
+                tx.append(p)
+    if tx_pcap:
+        tx = [p for p in map(parse, pcap_packets(tx_pcap))
+              if p and p["src"] == me]
+    # (peer address, UDP source port) -> local QP, from received packets.
+    pair = {}
+    for p in rx:
+        if p["sqpn"] is None and p["op"] != 0x81:
+            pair.setdefault((p["src"], p["sport"]), set()).add(p["dqpn"])
+    qps, unattr = {}, 0
+
+    def qp(n):
+        return qps.setdefault(n, dict.fromkeys(FIELDS, 0))
+
+    for p in rx:
+        c = qp(p["dqpn"])
+        c["rx_pkts"] += 1
+        c["rx_bytes"] += p["len"]
+        if p["ecn"] == 3:
+            c["rx_ecn_ce_pkts"] += 1
+        elif p["ecn"]:
+            c["rx_ecn_ect_pkts"] += 1
+        if p["op"] == 0x81:
+            c["rx_cnp_pkts"] += 1
+        if p["syn"] == 0x60:
+            c["rx_nak_seq_err"] += 1
+        if p["syn"] is not None and p["syn"] & 0x60 == 0x20:
+            c["rx_rnr_nak"] += 1
+        if p["ackreq"]:
+            c["rx_ackreq_pkts"] += 1
+    maxpsn = {}
+    for p in tx:
+        if p["sqpn"] is not None:
+            n = p["sqpn"]
+        else:
+            cand = pair.get((p["dst"], p["sport"]), set())
+            if len(cand) != 1:
+                unattr += 1
+                continue
+            n = next(iter(cand))
+        c = qp(n)
+        c["tx_pkts"] += 1
+        c["tx_bytes"] += p["len"]
+        if p["ecn"]:
+            c["tx_ecn_ect_pkts"] += 1
+        if p["op"] == 0x81:
+            c["tx_cnp_pkts"] += 1
+        if p["syn"] == 0x60:
+            c["tx_nak_seq_err"] += 1
+        if p["syn"] is not None and p["syn"] & 0x60 == 0x20:
+            c["tx_rnr_nak"] += 1
+        if is_request(p["op"]):
+            if n not in maxpsn or psn_after(p["psn"], maxpsn[n]):
+                maxpsn[n] = p["psn"]
+            else:
+                c["tx_retransmit_pkts"] += 1
+    return qps, unattr
+
+
+def compare(dev, ip, pcaps, tx_pcap, qpn_min, mod_all):
+    """Print and count the QPs of @dev whose counters differ from the
+    capture."""
+    truth, unattr = count_pcaps(ip, pcaps, tx_pcap)
+    truth = {n: c for n, c in truth.items() if n >= qpn_min}
+    mod = {d["qpn"]: d for d in mod_all
+           if d.get("dev") == dev and d["qpn"] >= qpn_min}
+    bad = 0
+    for n in sorted(set(truth) | set(mod)):
+        t = truth.get(n, dict.fromkeys(FIELDS, 0))
+        m = mod.get(n)
+        if m is None:
+            print(f"# qpn {n}: in the capture, not in the module: {t}")
+            bad += 1
+            continue
+        diff = {f: (m.get(f, 0), t[f]) for f in FIELDS
+                if m.get(f, 0) != t[f]}
+        summary = " ".join(f"{f}={t[f]}" for f in FIELDS if t[f])
+        if diff:
+            print(f"# qpn {n}: MISMATCH (module, capture): {diff}")
+            bad += 1
+        else:
+            print(f"# qpn {n}: equal: {summary or 'no packets'}")
+    if unattr:
+        print(f"# {unattr} sent packets of the capture have no local QP")
+    return bad
+
+
+def do_compare(args):
+    """Exit 0 when every counted field of every QP equals the capture."""
+    return compare(args.dev, args.ip, args.pcaps, args.tx_pcap,
+                   args.qpn_min, do_dump(args))
+
+
+def do_check(args):
+    """Both ends of the selftests' wire against the captures of a test
+    (CAP/NAME-vb.pcap: everything on the second netdev; CAP/NAME-tx0.pcap:
+    what the first device sent, before any qdisc), in one process; the
+    module's state is saved to OUT/NAME-dump.json and -stats.json."""
+    args.dev = None
+    mod = do_dump(args)
+    vb = [f"{args.cap}/{args.name}-vb.pcap"]
+    bad = 0
+    print(f"# {args.dev0} ({args.ip0}) vs capture:")
+    bad += compare(args.dev0, args.ip0, vb,
+                   f"{args.cap}/{args.name}-tx0.pcap", args.qpn_min, mod)
+    print(f"# {args.dev1} ({args.ip1}) vs capture:")
+    bad += compare(args.dev1, args.ip1, vb, None, args.qpn_min, mod)
+    with open(f"{args.out}/{args.name}-dump.json", "w") as f:
+        json.dump(mod, f, indent=1)
+    with open(f"{args.out}/{args.name}-stats.json", "w") as f:
+        json.dump(do_stats(args), f, indent=1)
+    return bad
+
+
+def do_inject(args):
+    """Send @count UDP datagrams to port 4791 whose BTH names QP @qpn (not
+    valid RoCE: no ICRC; rxe drops them, the observer counts them)."""
+    so = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    so.bind((args.src, 0))
+    bth = bytes([0x04, 0, 0xff, 0xff, 0]) + args.qpn.to_bytes(3, "big") + \
+        bytes(4)
+    for _ in range(args.count):
+        so.sendto(bth + bytes(36), (args.dst, 4791))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("cmd", choices=["dump", "stats", "set", "pcap",
+                                    "compare", "check", "inject"])
+    ap.add_argument("pcaps", nargs="*")
+    ap.add_argument("--dev")
+    ap.add_argument("--ip")
+    ap.add_argument("--tx-pcap")
+    ap.add_argument("--top-k", type=int)
+    ap.add_argument("--top-by", default="rx_ecn_ce_pkts")
+    ap.add_argument("--since", type=int)
+    ap.add_argument("--acct", type=int)
+    ap.add_argument("--table-max", type=int)
+    ap.add_argument("--src")
+    ap.add_argument("--dst")
+    ap.add_argument("--qpn", type=int)
+    ap.add_argument("--count", type=int, default=5)
+    ap.add_argument("--qpn-min", type=int, default=0)
+    for a in ("name", "cap", "out", "dev0", "ip0", "dev1", "ip1"):
+        ap.add_argument("--" + a)
+    args = ap.parse_intermixed_args()
+    if args.cmd == "compare":
+        sys.exit(1 if do_compare(args) else 0)
+    if args.cmd == "check":
+        sys.exit(1 if do_check(args) else 0)
+    if args.cmd == "pcap":
+        qps, unattr = count_pcaps(args.ip, args.pcaps, args.tx_pcap)
+        out = {"qps": qps, "unattributed_tx": unattr}
+    elif args.cmd == "set":
+        do_set(args)
+        return
+    elif args.cmd == "inject":
+        do_inject(args)
+        return
+    else:
+        out = {"dump": do_dump, "stats": do_stats}[args.cmd](args)
+    json.dump(out, sys.stdout, indent=1, sort_keys=True)
+    print()
+
+
+if __name__ == "__main__":
+    main()

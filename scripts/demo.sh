@@ -24,6 +24,9 @@ die() {
 }
 
 cleanup() {
+	[ -z "${mon:-}" ] || kill "$mon" 2> /dev/null
+	tc qdisc del dev "$RT_NETDEV0" root 2> /dev/null
+	[ ! -d /sys/module/rocetune_sim ] || rmmod rocetune_sim
 	rt_kmod_unload 2> /dev/null
 	rt_wire_down
 }
@@ -62,6 +65,86 @@ sed 's/^/    /' /tmp/demo_cli.log
 after=$(rdma -j statistic show link "$RT_RXE0/1" | jq '.[0].sent_pkts')
 [ $((after - before)) -ge 500 ] || die "rxe0 sent only $((after - before)) packets"
 ok "rxe0 sent $((after - before)) RoCEv2 packets (rxe's own counter)"
+
+RT=$RT_TOP/build/userspace/rocetune
+MON=/tmp/demo_monitor.json
+PERF_PORT=18600
+
+say "What rocetune sees, through its CLI: devices and ports (rocetune dev show; port show)."
+"$RT" dev show | sed 's/^/    /' || die "rocetune dev show failed"
+"$RT" port show "$RT_RXE0/1" | sed 's/^/    /' || die "rocetune port show failed"
+tx=$("$RT" -j port show "$RT_RXE0/1" | jq '.[0].counters.tx_pkts')
+[ "$tx" -ge 500 ] 2> /dev/null || die "rocetune reports tx_pkts=$tx for rxe0"
+ok "rocetune's tx_pkts for rxe0/1 is $tx, the same counter rdma statistic calls sent_pkts"
+
+say "Subscribe to rocetune's events in the background (rocetune -j monitor)."
+"$RT" -j monitor > "$MON" 2>&1 &
+mon=$!
+sleep 1
+ok "monitor running (pid $mon)"
+
+say "ECN-marked RoCE traffic: ib_write_bw with 2 QPs, --tclass=106 (DSCP 26 + ECT(0));"
+echo "    netem on va marks about 30% of rxe0's packets CE on their way to rxe1."
+tc qdisc add dev "$RT_NETDEV0" root netem loss 30% ecn || die "cannot add netem"
+ib_write_bw -F -d "$RT_RXE1" -x "$g1" -p "$PERF_PORT" -q 2 -s 4096 -D 8 \
+	--tclass=106 > /tmp/demo_bw_srv.log 2>&1 &
+bw_srv=$!
+wait_for 10 rt_port_listening "$PERF_PORT" || die "ib_write_bw server did not start"
+ib_write_bw -F -d "$RT_RXE0" -x "$g0" -p "$PERF_PORT" -q 2 -s 4096 -D 8 \
+	--tclass=106 "$RT_IP1" > /tmp/demo_bw_cli.log 2>&1 &
+bw_cli=$!
+top_marked() {
+	"$RT" -j qp show top 1 by rx_ecn_ce_pkts |
+		jq -e '.[0].rx_ecn_ce_pkts > 100' > /dev/null
+}
+wait_for 30 top_marked || die "no QP has CE marks: $("$RT" qp show 2>&1 | head -n 3)"
+echo "    rocetune qp show top 5 by rx_ecn_ce_pkts:"
+"$RT" qp show top 5 by rx_ecn_ce_pkts | sed 's/^/    /'
+top=$("$RT" -j qp show top 1 by rx_ecn_ce_pkts)
+qpn=$(jq -r '.[0].qpn' <<< "$top")
+dev=$(jq -r '.[0].dev' <<< "$top")
+comm=$(jq -r '.[0].comm // "?"' <<< "$top")
+pid=$(jq -r '.[0].pid // "?"' <<< "$top")
+ce=$(jq -r '.[0].rx_ecn_ce_pkts' <<< "$top")
+[ "$comm" = ib_write_bw ] || die "the most-marked QP's owner is '$comm', not ib_write_bw"
+ok "most ECN-marked QP: $dev QP $qpn, $ce CE-marked packets, owned by $comm (pid $pid)"
+wait "$bw_cli" || die "ib_write_bw client failed: $(tail -n 1 /tmp/demo_bw_cli.log)"
+wait "$bw_srv" || die "ib_write_bw server failed: $(tail -n 1 /tmp/demo_bw_srv.log)"
+tc qdisc del dev "$RT_NETDEV0" root
+grep -E '^ *[0-9]+ +[0-9]+' /tmp/demo_bw_cli.log | tail -n 1 | sed 's/^/    ib_write_bw: /'
+
+say "A simulated DCB-capable NIC (rocetune_sim, mlx5 personality): PFC on priority 3."
+rt_modload rocetune_sim selftests/rocetune_sim/rocetune_sim.ko || die "cannot load rocetune_sim"
+echo "7 mlx5" > /sys/bus/rocetune_sim/new_device || die "cannot create a simulated NIC"
+wait_for 10 test -e /sys/class/infiniband/rsim_ib7 || die "no rsim_ib7"
+ip link set rsim7 up
+dcb pfc set dev rsim7 prio-pfc 3:on || die "dcb pfc set failed"
+"$RT" config set dev rsim_ib7 interval 100 storm-ms 300 || die "config set failed"
+dbg=/sys/kernel/debug/rocetune_sim/7
+echo 1200 > "$dbg/counters/tx_prio3_pause"
+ok "PFC enabled on priority 3 with dcb; interval 100 ms, storm after 300 ms of pause"
+
+say "Inject a pause storm: priority 3 receives 1000 pause frames/s for 1.5 s."
+echo "3 1000 1500" > "$dbg/pfc_storm" || die "cannot inject a storm"
+storm_over() {
+	jq -e -s 'map(select(.event == "storm_end" and .dev == "rsim_ib7")) | length >= 1' \
+		"$MON" > /dev/null
+}
+wait_for 10 storm_over || die "no storm_end event"
+"$RT" port show rsim_ib7 | sed 's/^/    /'
+echo "    events from rocetune monitor:"
+jq -c 'select(.dev == "rsim_ib7" and (.event | startswith("storm")))' "$MON" | sed 's/^/    /'
+starts=$(jq -s 'map(select(.event == "storm_start" and .dev == "rsim_ib7" and .prio == 3)) | length' "$MON")
+ends=$(jq -s 'map(select(.event == "storm_end" and .dev == "rsim_ib7" and .prio == 3)) | length' "$MON")
+if [ "$starts" != 1 ] || [ "$ends" != 1 ]; then
+	die "expected one storm start and one end, saw $starts and $ends"
+fi
+rx=$("$RT" -j port show rsim_ib7 | jq '.[0].pfc.prio[] | select(.prio == 3) | .rx_pause')
+[ "$rx" = 1500 ] || die "rx_pause on priority 3 is $rx, not 1500"
+ok "one storm_start and one storm_end on priority 3; 1500 pause frames counted"
+echo 7 > /sys/bus/rocetune_sim/del_device
+rmmod rocetune_sim
+kill "$mon" 2> /dev/null
 
 say "Delete rxe1 and add it back: rocetune follows hotplug."
 rdma link del "$RT_RXE1" || die "cannot delete rxe1"

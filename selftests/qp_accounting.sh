@@ -130,6 +130,9 @@ qpn_fresh() {
 		"$OUT/ud-dump.json")
 	n=$((q1 + 1))
 	echo 600000 > "$param"
+	# A verification already queued with the old period still runs once
+	# (and would drop the stale entry): let it pass and re-arm first.
+	sleep 2
 	rt_qp inject --src "$RT_IP0" --dst "$RT_IP1" --qpn "$n" --count 7
 	stale=$(rt_qp dump --dev "$RT_RXE1" |
 		jq "[.[] | select(.qpn == $n)][0].rx_pkts // 0")

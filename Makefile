@@ -7,6 +7,7 @@
 #   make demo        deps + boot a VM and show rocetune at work on Soft-RoCE
 #   make             build rocetune.ko (for KVER) and the user-space tools
 #   make vm-test     run the VM selftests on KVER (TESTS="a.sh b.sh" to pick)
+#   make bench       build the benchmarks' helpers (bench/README runs them)
 #   make vm-shell    interactive shell in the test VM on KVER
 #   make install     install the module for the running kernel and the tools
 #   make dkms-install register the module with DKMS (rebuilt for new kernels)
@@ -35,6 +36,10 @@ userspace:
 
 unit:
 	$(MAKE) -C userspace test
+
+bench:
+	$(MAKE) -C bench
+.PHONY: bench
 
 checkpatch:
 	scripts/checkpatch.sh

@@ -108,6 +108,7 @@ done
 step "checkpatch --strict" scripts/checkpatch.sh
 step "shellcheck" scripts/shellcheck.sh
 step "userspace build -Werror" make -C userspace
+step "bench helpers build -Werror" make -C bench
 tap_step "userspace unit tests (ASan, UBSan)" - make -s -C userspace test
 for kv in "${kvers[@]}"; do
 	step "dkms build ($kv)" scripts/dkms-build.sh "$kv"

@@ -109,6 +109,16 @@ check_rping() {
 	q=$(qp_of "$name" "$RT_RXE0" "$IB_QPT_GSI")
 	[ "$q" = 1 ]
 	check_err $? "rxe0's GSI entry is '$q', not QP 1"
+	# The CM's connection as the module learned it: each RC QP names
+	# the other as its remote QP, and what one sent the other received.
+	n=$(jq --arg d0 "$RT_RXE0" --arg d1 "$RT_RXE1" --argjson t "$IB_QPT_RC" \
+		'. as $all | [$all[] | select(.dev == $d0 and .type == $t and
+		  .rx_pkts > 0) as $a | $all[] | select(.dev == $d1 and
+		  .qpn == $a.remote_qpn and .remote_qpn == $a.qpn and
+		  .rx_pkts == $a.tx_pkts and .tx_pkts == $a.rx_pkts)] | length' \
+		"$OUT/$name-dump.json")
+	[ "${n:-0}" -eq 1 ]
+	check_err $? "rping's two QPs do not name each other as remote QP"
 }
 
 rping_cm() {

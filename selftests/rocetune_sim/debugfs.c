@@ -9,6 +9,7 @@
  *   fail_next_set     errno that the next DCB or tunable set returns
  *   pfc_link_flap     PFC changes flap the link (Y/N)
  *   link_flaps        link flaps so far
+ *   hw_refresh_ms     RDMA hw counters refresh every MS ms (0: live)
  *   cc_params/<name>  mlx5 DCQCN parameters
  *   cc_config/<name>  bnxt_re congestion control parameters
  */
@@ -567,6 +568,8 @@ int rsim_dev_debugfs_init(struct rsim_dev *rsim)
 			    &rsim->pfc_link_flap);
 	debugfs_create_file_unsafe("link_flaps", 0400, rsim->ddir, rsim,
 				   &rsim_flaps_fops);
+	debugfs_create_u32("hw_refresh_ms", 0600, rsim->ddir,
+			   &rsim->hw_refresh_ms);
 	debugfs_create_file("grow", 0600, rsim->ddir, rsim, &rsim_grow_fops);
 	debugfs_create_file("pfc_storm", 0200, rsim->ddir, rsim,
 			    &rsim_storm_fops);

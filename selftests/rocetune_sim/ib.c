@@ -408,10 +408,28 @@ static int rsim_get_hw_stats(struct ib_device *ibdev,
 	struct rsim_dev *rsim = to_rsim_ib(ibdev)->rsim;
 	int i, n = min_t(int, stats->num_counters, rsim->info->num_hw);
 
+	u32 refresh = READ_ONCE(rsim->hw_refresh_ms);
+
 	spin_lock(&rsim->stats_lock);
-	rsim_grow_advance(rsim, jiffies);
+	/*
+	 * Like hardware that refreshes its counters on its own schedule
+	 * (bnxt_re and irdma copy them out periodically): with hw_refresh_ms,
+	 * reads in between return the values of the last refresh.
+	 */
+	if (!refresh || !rsim->hw_latched ||
+	    time_after_eq(jiffies, rsim->hw_latched_at +
+				   msecs_to_jiffies(refresh))) {
+		rsim_grow_advance(rsim, jiffies);
+		for (i = 0; i < n; i++)
+			rsim->hw_latch[i] = rsim->cnt[RSIM_C_HW + i];
+		rsim->hw_latched_at = refresh && rsim->hw_latched ?
+			rsim->hw_latched_at + msecs_to_jiffies(refresh) *
+			((jiffies - rsim->hw_latched_at) /
+			 msecs_to_jiffies(refresh)) : jiffies;
+		rsim->hw_latched = true;
+	}
 	for (i = 0; i < n; i++)
-		stats->value[i] = rsim->cnt[RSIM_C_HW + i];
+		stats->value[i] = rsim->hw_latch[i];
 	spin_unlock(&rsim->stats_lock);
 	return n;
 }

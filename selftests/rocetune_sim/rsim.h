@@ -132,6 +132,11 @@ struct rsim_dev {
 	struct rsim_grow grow[RSIM_MAX_GROW];
 	struct delayed_work grow_work;
 	struct rsim_cnt_file cnt_files[RSIM_C_MAX];
+	/* hw_stats refreshed only every @hw_refresh_ms (0: always live) */
+	u32 hw_refresh_ms;
+	unsigned long hw_latched_at;
+	bool hw_latched;
+	u64 hw_latch[RSIM_HW_MAX];
 
 	/* congestion control parameters (debugfs.c), under @cc_lock */
 	struct mutex cc_lock;

@@ -59,6 +59,10 @@ struct rt_config {
  * @rx: PFC frames received (ieee_pfc indications)
  * @tx_rate: frames/s sent over the last interval
  * @rx_rate: frames/s received over the last interval
+ * @tx_base: @tx at the last periodic sample
+ * @rx_base: @rx at the last periodic sample
+ * @base_ns: CLOCK_MONOTONIC time of the last periodic sample, 0 when
+ *	@tx_base and @rx_base are not valid
  * @rx_since_ns: start of the current run of intervals with pause received
  * @rx_last_ns: last sample that saw new pause frames in the current run
  * @storm: a pause storm is under way on the priority
@@ -72,6 +76,9 @@ struct rt_pfc {
 	u64 rx[RT_NUM_PRIO];
 	u64 tx_rate[RT_NUM_PRIO];
 	u64 rx_rate[RT_NUM_PRIO];
+	u64 tx_base[RT_NUM_PRIO];
+	u64 rx_base[RT_NUM_PRIO];
+	u64 base_ns;
 	u64 rx_since_ns[RT_NUM_PRIO];
 	u64 rx_last_ns[RT_NUM_PRIO];
 	bool storm[RT_NUM_PRIO];
@@ -98,10 +105,13 @@ struct rt_thresh_state {
  * @hw_acc: 64-bit accumulated values, one per @hw counter
  * @cnt_map: index into @hw of each normalized counter, -1 when absent
  * @cnt_rate: per-second rate of each normalized counter
+ * @cnt_base: each normalized counter at the last periodic sample
+ * @base_ns: CLOCK_MONOTONIC time of the last periodic read, 0 when
+ *	@cnt_base is not valid
  * @hw_valid: @hw_raw and @hw_acc hold a successful read
  * @sampled: at least one sample was taken
  * @rates_valid: @cnt_rate covers a full interval
- * @sample_ns: CLOCK_MONOTONIC time of the last sample
+ * @sample_ns: CLOCK_MONOTONIC time of the last sample (periodic or not)
  * @state: port state at the last sample
  * @ifindex: ifindex of the port's netdev, 0 when there is none
  * @ifname: name of the port's netdev
@@ -118,6 +128,8 @@ struct rt_port {
 	u64 *hw_acc;
 	int cnt_map[RT_NUM_CNT];
 	u64 cnt_rate[RT_NUM_CNT];
+	u64 cnt_base[RT_NUM_CNT];
+	u64 base_ns;
 	bool hw_valid;
 	bool sampled;
 	bool rates_valid;
@@ -176,12 +188,13 @@ void rt_dev_rename(struct rt_dev *rdev);
 /* rocetune_counters.c */
 int rt_counters_init(struct rt_dev *rdev, struct rt_port *p);
 void rt_counters_fini(struct rt_port *p);
-void rt_counters_read(struct rt_dev *rdev, struct rt_port *p, u64 dt_ns);
+void rt_counters_read(struct rt_dev *rdev, struct rt_port *p, u64 now,
+		      bool periodic);
 u64 rt_delta(u64 prev, u64 cur);
 
 /* rocetune_pfc.c */
 void rt_pfc_read(struct rt_dev *rdev, struct rt_port *p,
-		 struct net_device *dcbdev, u64 dt_ns, u64 now,
+		 struct net_device *dcbdev, u64 now, bool periodic,
 		 const struct rt_config *cfg);
 
 /* rocetune_sample.c */

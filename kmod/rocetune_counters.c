@@ -178,22 +178,25 @@ u64 rt_delta(u64 prev, u64 cur)
  * rt_counters_read - read a port's hardware counters and update the totals
  * @rdev: the device
  * @p: the port, which has hw_stats
- * @dt_ns: time since the previous sample, 0 for the first one
+ * @now: CLOCK_MONOTONIC time of this read
+ * @periodic: a sample of the sampling work, which also computes the rates
+ *
+ * Rates always cover the time between two periodic samples: an on-demand
+ * read in between updates the totals only, so that it neither shortens the
+ * rate window nor makes a rate out of a few milliseconds.
  *
  * Context: process context, rdev->lock held (the driver may sleep).
  */
-void rt_counters_read(struct rt_dev *rdev, struct rt_port *p, u64 dt_ns)
+void rt_counters_read(struct rt_dev *rdev, struct rt_port *p, u64 now,
+		      bool periodic)
 {
 	struct ib_device *ibdev = rdev->ibdev;
 	struct rdma_hw_stats *hw = p->hw;
-	u64 prev[RT_NUM_CNT];
 	bool had = p->hw_valid;
+	u64 dt_ns;
 	int i, ret;
 
 	lockdep_assert_held(&rdev->lock);
-	for (i = 0; i < RT_NUM_CNT; i++)
-		prev[i] = p->cnt_map[i] >= 0 ? p->hw_acc[p->cnt_map[i]] : 0;
-
 	mutex_lock(&hw->lock);
 	ret = ibdev->ops.get_hw_stats(ibdev, hw, p->port, 0);
 	if (ret >= 0) {
@@ -211,17 +214,24 @@ void rt_counters_read(struct rt_dev *rdev, struct rt_port *p, u64 dt_ns)
 	if (ret < 0) {
 		pr_debug("%s/%u: reading hw counters failed: %d\n",
 			 rdev->name, p->port, ret);
-		p->rates_valid = false;
+		if (periodic) {
+			p->rates_valid = false;
+			p->base_ns = 0;
+		}
 		return;
 	}
 
 	p->hw_valid = true;
-	p->rates_valid = had && dt_ns;
+	if (!periodic)
+		return;
+	dt_ns = p->base_ns ? now - p->base_ns : 0;
+	p->rates_valid = dt_ns != 0;
 	for (i = 0; i < RT_NUM_CNT; i++) {
-		if (p->cnt_map[i] < 0 || !p->rates_valid)
-			p->cnt_rate[i] = 0;
-		else
-			p->cnt_rate[i] = rt_rate(p->hw_acc[p->cnt_map[i]] -
-						 prev[i], dt_ns);
+		u64 cur = p->cnt_map[i] >= 0 ? p->hw_acc[p->cnt_map[i]] : 0;
+
+		p->cnt_rate[i] = p->rates_valid && p->cnt_map[i] >= 0 ?
+				 rt_rate(cur - p->cnt_base[i], dt_ns) : 0;
+		p->cnt_base[i] = cur;
 	}
+	p->base_ns = now;
 }

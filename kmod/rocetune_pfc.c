@@ -86,8 +86,10 @@ static void rt_storm_check(struct rt_dev *rdev, struct rt_port *p, int prio,
  * @rdev: the device
  * @p: the port
  * @dcbdev: the netdev that carries PFC (held), or NULL
- * @dt_ns: time since the previous sample, 0 for the first one
  * @now: CLOCK_MONOTONIC time of this sample
+ * @periodic: a sample of the sampling work: computes the rates and
+ *	detects pause storms over the time since the previous one; an
+ *	on-demand sample updates the totals only
  * @cfg: the device's configuration
  *
  * Updates @p->pfc, the per-priority rates, and sends pause-storm events.
@@ -96,13 +98,13 @@ static void rt_storm_check(struct rt_dev *rdev, struct rt_port *p, int prio,
  * Context: process context, rdev->lock held.
  */
 void rt_pfc_read(struct rt_dev *rdev, struct rt_port *p,
-		 struct net_device *dcbdev, u64 dt_ns, u64 now,
+		 struct net_device *dcbdev, u64 now, bool periodic,
 		 const struct rt_config *cfg)
 {
 	struct rt_pfc *pfc = &p->pfc;
 	struct ieee_pfc cur = {};
-	bool had = pfc->valid;
 	int prio, err;
+	u64 dt_ns;
 
 	lockdep_assert_held(&rdev->lock);
 	err = dcbdev ? rt_pfc_get(dcbdev, &cur) : -ENODEV;
@@ -116,18 +118,27 @@ void rt_pfc_read(struct rt_dev *rdev, struct rt_port *p,
 	}
 
 	pfc->valid = true;
-	pfc->rates_valid = had && dt_ns;
 	pfc->cap = cur.pfc_cap;
 	pfc->enabled = cur.pfc_en;
 	for (prio = 0; prio < RT_NUM_PRIO; prio++) {
-		u64 dtx = had ? rt_delta(pfc->tx[prio], cur.requests[prio]) : 0;
-		u64 drx = had ? rt_delta(pfc->rx[prio], cur.indications[prio]) : 0;
-
 		pfc->tx[prio] = cur.requests[prio];
 		pfc->rx[prio] = cur.indications[prio];
+	}
+	if (!periodic)
+		return;
+
+	dt_ns = pfc->base_ns ? now - pfc->base_ns : 0;
+	pfc->rates_valid = dt_ns != 0;
+	for (prio = 0; prio < RT_NUM_PRIO; prio++) {
+		u64 dtx = rt_delta(pfc->tx_base[prio], pfc->tx[prio]);
+		u64 drx = rt_delta(pfc->rx_base[prio], pfc->rx[prio]);
+
 		pfc->tx_rate[prio] = pfc->rates_valid ? rt_rate(dtx, dt_ns) : 0;
 		pfc->rx_rate[prio] = pfc->rates_valid ? rt_rate(drx, dt_ns) : 0;
 		if (pfc->rates_valid)
 			rt_storm_check(rdev, p, prio, drx, dt_ns, now, cfg);
+		pfc->tx_base[prio] = pfc->tx[prio];
+		pfc->rx_base[prio] = pfc->rx[prio];
 	}
+	pfc->base_ns = now;
 }

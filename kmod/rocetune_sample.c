@@ -5,7 +5,9 @@
  * Every device has a delayed work that samples all its RoCE ports each
  * interval: port state, netdev, hardware counters, PFC counters; it
  * computes rates and sends the threshold events.  Netlink requests serve
- * the last sample; a "do" request may ask for a fresh one, rate-limited.
+ * the last sample; a "do" request may ask for a fresh one, rate-limited,
+ * which updates the totals but not the rates (those always span one
+ * interval between two periodic samples).
  */
 
 #include <linux/if_vlan.h>
@@ -103,10 +105,9 @@ static void rt_sample_thresholds(struct rt_dev *rdev, struct rt_port *p,
 }
 
 static void rt_sample_port(struct rt_dev *rdev, struct rt_port *p, u64 now,
-			   const struct rt_config *cfg)
+			   bool periodic, const struct rt_config *cfg)
 {
 	struct net_device *ndev, *lower = NULL;
-	u64 dt_ns = p->sampled ? now - p->sample_ns : 0;
 	struct ib_port_attr attr;
 	enum ib_port_state state;
 	bool changed;
@@ -136,24 +137,26 @@ static void rt_sample_port(struct rt_dev *rdev, struct rt_port *p, u64 now,
 				 0);
 
 	if (p->hw)
-		rt_counters_read(rdev, p, dt_ns);
-	rt_pfc_read(rdev, p, lower ?: ndev, dt_ns, now, cfg);
+		rt_counters_read(rdev, p, now, periodic);
+	rt_pfc_read(rdev, p, lower ?: ndev, now, periodic, cfg);
 	if (ndev)
 		dev_put(ndev);
-	rt_sample_thresholds(rdev, p, cfg);
+	if (periodic)
+		rt_sample_thresholds(rdev, p, cfg);
 
 	p->sample_ns = now;
 	p->sampled = true;
 }
 
-static void rt_sample(struct rt_dev *rdev, struct rt_config *cfg)
+static void rt_sample(struct rt_dev *rdev, bool periodic,
+		      struct rt_config *cfg)
 {
 	u64 now = ktime_get_ns();
 	unsigned int i;
 
 	rt_dev_config(rdev, cfg);
 	for (i = 0; i < rdev->nports; i++)
-		rt_sample_port(rdev, &rdev->ports[i], now, cfg);
+		rt_sample_port(rdev, &rdev->ports[i], now, periodic, cfg);
 }
 
 /**
@@ -167,7 +170,7 @@ void rt_sample_work(struct work_struct *work)
 	struct rt_config cfg;
 
 	mutex_lock(&rdev->lock);
-	rt_sample(rdev, &cfg);
+	rt_sample(rdev, true, &cfg);
 	if (!rdev->dying)
 		queue_delayed_work(system_wq, &rdev->work,
 				   msecs_to_jiffies(cfg.interval_ms));
@@ -179,7 +182,8 @@ void rt_sample_work(struct work_struct *work)
  * @rdev: the device
  *
  * For netlink "do" requests, so that they see current counters without
- * reading the hardware more often than every RT_FRESH_READ_NS.
+ * reading the hardware more often than every RT_FRESH_READ_NS.  Rates,
+ * thresholds and storm detection stay with the periodic samples.
  *
  * Context: process context; rdev is on the device list (rt_devs_lock).
  */
@@ -190,7 +194,7 @@ void rt_sample_fresh(struct rt_dev *rdev)
 	mutex_lock(&rdev->lock);
 	if (!rdev->dying && rdev->nports &&
 	    ktime_get_ns() - rdev->ports[0].sample_ns >= RT_FRESH_READ_NS)
-		rt_sample(rdev, &cfg);
+		rt_sample(rdev, false, &cfg);
 	mutex_unlock(&rdev->lock);
 }
 

@@ -509,30 +509,59 @@ storm_with_queries() {
 }
 
 # rates_run QUERY: CNP and ECN-CE rates of the rate device above the
-# thresholds for 2 s; with QUERY 1, "port show" of that port in a loop
-# meanwhile.  Checks the events.
+# thresholds for 2 s; with QUERY 1, for 5 s with "port get" requests of
+# that port in a loop meanwhile.  Checks the events (and the rates).
 rates_run() {
 	local query=$1 id=$ID_RATE dev=rsim_ib$ID_RATE ival=400 thresh=3000
-	local n0 t0 nq=0 r
+	local n0 t0 t1 t nq=0 r v rates="" grow=2000
 
-	# The sim moves counters in 100 ms steps, so a rate over an interval
-	# of I ms is measured from I/100 +- 1 steps.  With 400 ms the
+	# With queries, the counters grow longer: time for several of them
+	# (a few hundred ms each under TCG) while the rate is steady.
+	[ "$query" = 1 ] && grow=5000
+
+	# The sim's hardware counters move in 100 ms steps (hw_refresh_ms,
+	# like NICs that copy their counters out periodically), so a rate
+	# over an interval of I ms is measured from I/100 +- 1 steps.  With 400 ms the
 	# measured rates stay within 0.5..1.25 times the true one: far from
 	# the threshold on both sides, so exactly one crossing each way.
 	cfg_set_check interval=interval_ms="$ival" \
 		cnp-rate=cnp_rate_thresh="$thresh" ecn-rate=ecn_rate_thresh="$thresh"
+	echo 100 > "$SIM_DFS/$id/hw_refresh_ms"
 	sleep 0.9
 	n0=$(mon_lines)
 	t0=$(now_ms)
 	# The CNP rate is sent + received: 4000 + 4000 per second.
-	echo "cnpSent 4000 2000" > "$SIM_DFS/$id/grow"
-	echo "cnpHandled 4000 2000" > "$SIM_DFS/$id/grow"
-	echo "RxECNMrkd 8000 2000" > "$SIM_DFS/$id/grow"
+	echo "cnpSent 4000 $grow" > "$SIM_DFS/$id/grow"
+	echo "cnpHandled 4000 $grow" > "$SIM_DFS/$id/grow"
+	echo "RxECNMrkd 8000 $grow" > "$SIM_DFS/$id/grow"
+	t1=$(now_ms)
 	if [ "$query" = 1 ]; then
-		while [ $(($(now_ms) - t0)) -lt 2000 ]; do
-			port_show "$id" > /dev/null
-			nq=$((nq + 1))
-		done
+		# Each "port get" takes a fresh sample (at most every
+		# 10 ms); the rates it shows must still span a whole interval
+		# of the periodic samples.  Requests 20 ms apart (windows of
+		# tens of ms over 100 ms steps would give rates of 0 or
+		# several times the true one),
+		# answered while the counters grow steadily (from two
+		# intervals after the start to the end, with TCG slack),
+		# show 0.5..1.25 times the true ECN-CE rate of 8000/s.
+		python3 "$RT_SELFTESTS/rt_genl.py" repeat $((grow / 1000)) \
+			port_get "DEV_NAME:str:$dev" PORT_INDEX:u32:1 \
+			> "$RT_TMP/rates.json"
+		nq=$(wc -l < "$RT_TMP/rates.json")
+		r=$(jq -r --argjson from $((t1 + 2 * ival + 100)) \
+			--argjson to $((t0 + grow - 100)) '
+			select(.t_ms >= $from and .t_ms <= $to) |
+			"\(.t_ms) \(.rates[0].rx_ecn_ce_pkts)"' "$RT_TMP/rates.json")
+		while read -r t v; do
+			[ -n "$t" ] || continue
+			rates="$rates $v"
+			[ "$v" -ge 4000 ] 2> /dev/null && [ "$v" -le 10000 ]
+			check_err $? "port get at +$((t - t1)) ms: ECN-CE rate $v/s, true 8000/s"
+		done <<< "$r"
+		echo "# ECN-CE rates of $(wc -w <<< "$rates") port get while growing:" \
+			"$(tr ' ' '\n' <<< "${rates# }" | sort -n | uniq -c | tr -s '\n ' ' ')"
+		[ "$(wc -w <<< "$rates")" -ge 5 ]
+		check_err $? "fewer than 5 port get while the counters grew steadily"
 	fi
 	wait_for 12 mon_seen "$n0" cnp_rate_normal "$dev"
 	check_err $? "no cnp_rate_normal on $dev"
@@ -556,6 +585,7 @@ rates_run() {
 	[ -z "$r" ]
 	check_err $? "$(echo "$r" | tr '\n' ';')"
 	"$RT_CLI" config set cnp-rate 0 ecn-rate 0
+	echo 0 > "$SIM_DFS/$id/hw_refresh_ms"
 }
 
 cnp_ecn_rates() {
@@ -564,8 +594,9 @@ cnp_ecn_rates() {
 	log_test "CNP and ECN-CE rates above the thresholds: *_rate_high then *_rate_normal"
 }
 
-# A "port show" meanwhile must not change the events (the module takes a
-# fresh sample for it, at most every 10 ms).
+# A "port show" meanwhile must not change the events or the rates (the
+# module takes a fresh sample for it, at most every 10 ms, which updates
+# the totals only).
 rates_with_queries() {
 	RET=0
 	rates_run 1

@@ -12,7 +12,11 @@ split over several recv() calls is complete.
       or a number; TYPE is u8, u16, u32, u64 or str; prints one JSON object:
       {"errno": N, "msg": "...", "replies": R, "recvs": K, "names": [...]}
   rt_genl.py batch < REQUESTS
-      one "CMD [ATTR:TYPE:VALUE ...] [--dump]" per line, one JSON per line
+      one "CMD [ATTR:TYPE:VALUE ...] [--dump]" per line, one JSON per line;
+      port replies add "rates": [{"rx_ecn_ce_pkts": N, ...}, ...]
+  rt_genl.py repeat SECS CMD [ATTR:TYPE:VALUE ...] [--dump]
+      the request every 20 ms for SECS seconds, one JSON per line with
+      "t_ms", the CLOCK_BOOTTIME of the reply in ms
 """
 
 import json
@@ -21,6 +25,7 @@ import re
 import socket
 import struct
 import sys
+import time
 
 NETLINK_GENERIC = 16
 NETLINK_EXT_ACK = 11
@@ -58,6 +63,9 @@ CMDS = {k.lower(): v for k, v in uapi_enum("rocetune_cmd", "ROCETUNE_CMD_").item
 ATTRS = uapi_enum("rocetune_attr", "ROCETUNE_A_")
 ROCETUNE_A_DEV_NAME = ATTRS["DEV_NAME"]
 ROCETUNE_A_PORT_INDEX = ATTRS["PORT_INDEX"]
+ROCETUNE_A_RATES = ATTRS["RATES"]
+CNT_NAMES = {v: k.lower() for k, v in
+             uapi_enum("rocetune_a_cnt", "ROCETUNE_A_CNT_").items()}
 
 
 def nla(atype, payload):
@@ -159,12 +167,33 @@ def request(g, fam, argv):
                 port = struct.unpack("=I", r[ROCETUNE_A_PORT_INDEX][:4])[0]
                 name += "/%d" % port
             names.append(name)
-    return {"errno": err, "errname": os.strerror(err) if err else "",
-            "msg": msg, "replies": len(replies), "recvs": recvs,
-            "names": names}
+    res = {"errno": err, "errname": os.strerror(err) if err else "",
+           "msg": msg, "replies": len(replies), "recvs": recvs,
+           "names": names}
+    # Port rates, decoded here independently of the CLI.
+    rates = [{CNT_NAMES.get(t, str(t)): struct.unpack("=Q", v[:8])[0]
+              for t, v in parse_attrs(r[ROCETUNE_A_RATES]).items()
+              if len(v) >= 8}
+             for r in replies if ROCETUNE_A_RATES in r]
+    if rates:
+        res["rates"] = rates
+    return res
 
 
 def main(argv):
+    if argv[:1] == ["repeat"] and len(argv) > 2:
+        # The same request over and over for SECS seconds, 20 ms apart;
+        # one JSON result per line with its CLOCK_BOOTTIME in ms ("t_ms",
+        # the clock of /proc/uptime).
+        g = Genl()
+        fam = g.family("rocetune")
+        end = time.monotonic() + float(argv[1])
+        while time.monotonic() < end:
+            res = request(g, fam, argv[2:])
+            res["t_ms"] = int(time.clock_gettime(time.CLOCK_BOOTTIME) * 1000)
+            print(json.dumps(res), flush=True)
+            time.sleep(0.02)
+        return 0
     if argv[:1] == ["batch"]:
         # One request per line of stdin, one JSON result per line.
         g = Genl()
@@ -173,33 +202,17 @@ def main(argv):
             if line.strip():
                 print(json.dumps(request(g, fam, line.split())))
         return 0
-    dump = "--dump" in argv
-    argv = [a for a in argv if a != "--dump"]
     bufsize = 32768
     if "--bufsize" in argv:
         i = argv.index("--bufsize")
         bufsize = int(argv[i + 1])
         del argv[i:i + 2]
-    if len(argv) < 2 or argv[0] != "req":
+    if len([a for a in argv if a != "--dump"]) < 2 or argv[0] != "req":
         sys.stderr.write(__doc__)
         return 2
     g = Genl(bufsize)
     fam = g.family("rocetune")
-    payload = b"".join(encode(s) for s in argv[2:])
-    flags = NLM_F_REQUEST | NLM_F_ACK | (NLM_F_DUMP if dump else 0)
-    g.send(fam, flags, CMDS[argv[1]], payload)
-    err, msg, replies, recvs = g.recv_all()
-    names = []
-    for r in replies:
-        if ROCETUNE_A_DEV_NAME in r:
-            name = r[ROCETUNE_A_DEV_NAME].rstrip(b"\0").decode()
-            if ROCETUNE_A_PORT_INDEX in r:
-                port = struct.unpack("=I", r[ROCETUNE_A_PORT_INDEX][:4])[0]
-                name += "/%d" % port
-            names.append(name)
-    print(json.dumps({"errno": err, "errname": os.strerror(err) if err
-                      else "", "msg": msg, "replies": len(replies),
-                      "recvs": recvs, "names": names}))
+    print(json.dumps(request(g, fam, argv[1:])))
     return 0
 
 

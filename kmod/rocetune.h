@@ -66,6 +66,12 @@ struct rt_config {
  * @rx_since_ns: start of the current run of intervals with pause received
  * @rx_last_ns: last sample that saw new pause frames in the current run
  * @storm: a pause storm is under way on the priority
+ * @rx_dur_mask: priorities whose @rx_dur_us holds the driver's duration
+ * @tx_dur_mask: priorities whose @tx_dur_us holds the driver's duration
+ * @dur_ns: CLOCK_MONOTONIC time of the last attempt to read them
+ * @dur_absent_ifindex: the netdev that has none, not asked again
+ * @rx_dur_us: time paused by received PFC frames, microseconds
+ * @tx_dur_us: time the port asked its peer to pause, microseconds
  */
 struct rt_pfc {
 	bool valid;
@@ -82,6 +88,12 @@ struct rt_pfc {
 	u64 rx_since_ns[RT_NUM_PRIO];
 	u64 rx_last_ns[RT_NUM_PRIO];
 	bool storm[RT_NUM_PRIO];
+	u8 rx_dur_mask;
+	u8 tx_dur_mask;
+	u64 dur_ns;
+	int dur_absent_ifindex;
+	u64 rx_dur_us[RT_NUM_PRIO];
+	u64 tx_dur_us[RT_NUM_PRIO];
 };
 
 /* Samples in a row at or below a rate threshold before it is normal again. */

@@ -174,7 +174,7 @@ static size_t rt_port_msg_size(const struct rt_port *p)
 			nla_total_size(strlen(p->hw->descs[i].name) + 1) +
 			nla_total_size_64bit(sizeof(u64));
 	prio = nla_total_size(0) + 2 * nla_total_size(sizeof(u8)) +
-	       4 * nla_total_size_64bit(sizeof(u64));
+	       6 * nla_total_size_64bit(sizeof(u64));
 	size += nla_total_size(0) + 2 * nla_total_size(sizeof(u8)) +
 		RT_NUM_PRIO * prio;			/* PFC */
 	return size;
@@ -258,6 +258,14 @@ static int rt_put_pfc(struct sk_buff *skb, const struct rt_port *p)
 				       pfc->tx_rate[prio], ROCETUNE_A_PRIO_PAD) ||
 		     nla_put_u64_64bit(skb, ROCETUNE_A_PRIO_RX_PAUSE_RATE,
 				       pfc->rx_rate[prio], ROCETUNE_A_PRIO_PAD)))
+			goto err_cancel;
+		if ((pfc->rx_dur_mask & BIT(prio)) &&
+		    nla_put_u64_64bit(skb, ROCETUNE_A_PRIO_RX_PAUSE_DURATION_US,
+				      pfc->rx_dur_us[prio], ROCETUNE_A_PRIO_PAD))
+			goto err_cancel;
+		if ((pfc->tx_dur_mask & BIT(prio)) &&
+		    nla_put_u64_64bit(skb, ROCETUNE_A_PRIO_TX_PAUSE_DURATION_US,
+				      pfc->tx_dur_us[prio], ROCETUNE_A_PRIO_PAD))
 			goto err_cancel;
 		nla_nest_end(skb, pn);
 	}

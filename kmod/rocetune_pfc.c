@@ -4,32 +4,169 @@
  *
  * The counters come from the DCB ops of the port's netdev, or of the real
  * device under a VLAN (struct ieee_pfc: requests = PFC frames sent,
- * indications = received).  dcbnl calls these ops under RTNL, and so do
- * we; the sampling work only try-locks RTNL so that it never waits for it
- * (device removal may run under RTNL and wait for the work).
+ * indications = received).  For a bond or team, they are the sum over its
+ * members that have DCB ops, and a priority counts as PFC-enabled only if
+ * it is enabled on every one of them (a lossless class must be lossless on
+ * every link).  dcbnl calls these ops under RTNL, and so do we; the
+ * sampling work only try-locks RTNL so that it never waits for it (device
+ * removal may run under RTNL and wait for the work).
+ *
+ * Pause durations have no DCB op: where the driver has them as ethtool
+ * statistics (mlx5: rx_prioN_pause_duration and tx_prioN_pause_duration,
+ * in microseconds) they are read at most every RT_PFC_DUR_NS, as ethtool
+ * statistics of a hardware NIC may cost firmware commands; a netdev
+ * without them is not asked again until the port's netdev changes.
  */
 
+#include <linux/ethtool.h>
+#include <linux/netdevice.h>
 #include <linux/rtnetlink.h>
+#include <linux/slab.h>
 #include <net/dcbnl.h>
 
 #include "rocetune.h"
 
-static int rt_pfc_get(struct net_device *dev, struct ieee_pfc *pfc)
+#define RT_PFC_DUR_NS	NSEC_PER_SEC
+
+static int rt_pfc_get_one(struct net_device *dev, struct ieee_pfc *pfc)
 {
 #if IS_ENABLED(CONFIG_DCB)
-	const struct dcbnl_rtnl_ops *ops;
-	int err = -EOPNOTSUPP;
+	const struct dcbnl_rtnl_ops *ops = dev->dcbnl_ops;
 
-	if (!rtnl_trylock())
-		return -EBUSY;
-	ops = dev->dcbnl_ops;
+	ASSERT_RTNL();
 	if (dev->reg_state == NETREG_REGISTERED && ops && ops->ieee_getpfc)
-		err = ops->ieee_getpfc(dev, pfc);
-	rtnl_unlock();
-	return err;
-#else
-	return -EOPNOTSUPP;
+		return ops->ieee_getpfc(dev, pfc);
 #endif
+	return -EOPNOTSUPP;
+}
+
+/*
+ * PFC of @dev: its own, or the sum over the members of a bond/team that
+ * have it.  RTNL held.  Return: the number of netdevs summed, or a
+ * negative errno when none has PFC.
+ */
+static int rt_pfc_get(struct net_device *dev, struct ieee_pfc *pfc)
+{
+	struct ieee_pfc one;
+	struct list_head *iter;
+	struct net_device *m;
+	int n = 0, prio;
+
+	ASSERT_RTNL();
+	if (!netif_is_lag_master(dev))
+		return rt_pfc_get_one(dev, pfc) ?: 1;
+	netdev_for_each_lower_dev(dev, m, iter) {
+		memset(&one, 0, sizeof(one));
+		if (rt_pfc_get_one(m, &one))
+			continue;
+		if (!n) {
+			*pfc = one;
+		} else {
+			pfc->pfc_cap = min(pfc->pfc_cap, one.pfc_cap);
+			pfc->pfc_en &= one.pfc_en;
+			for (prio = 0; prio < IEEE_8021QAZ_MAX_TCS; prio++) {
+				pfc->requests[prio] += one.requests[prio];
+				pfc->indications[prio] += one.indications[prio];
+			}
+		}
+		n++;
+	}
+	return n ?: -EOPNOTSUPP;
+}
+
+/*
+ * Add @dev's pause durations (ethtool statistics) to @rx and @tx, and the
+ * priorities it has them for to @rx_mask and @tx_mask (mlx5 lists only
+ * PFC-enabled priorities).  RTNL held.  Return: true if @dev has any.
+ */
+static bool rt_pfc_dur_one(struct net_device *dev, u64 *rx, u64 *tx,
+			   u8 *rx_mask, u8 *tx_mask)
+{
+	const struct ethtool_ops *ops = dev->ethtool_ops;
+	struct ethtool_stats stats = { .cmd = ETHTOOL_GSTATS };
+	int idx[2][RT_NUM_PRIO];
+	char name[ETH_GSTRING_LEN];
+	bool found = false;
+	u8 *strings = NULL;
+	u64 *data = NULL;
+	int n, i, prio;
+
+	ASSERT_RTNL();
+	if (!ops || !ops->get_sset_count || !ops->get_strings ||
+	    !ops->get_ethtool_stats || !netif_device_present(dev))
+		return false;
+	n = ops->get_sset_count(dev, ETH_SS_STATS);
+	if (n <= 0)
+		return false;
+	strings = kvcalloc(n, ETH_GSTRING_LEN, GFP_KERNEL);
+	data = kvcalloc(n, sizeof(u64), GFP_KERNEL);
+	if (!strings || !data)
+		goto out;
+	ops->get_strings(dev, ETH_SS_STATS, strings);
+	for (prio = 0; prio < RT_NUM_PRIO; prio++) {
+		idx[0][prio] = -1;
+		idx[1][prio] = -1;
+		for (i = 0; i < n; i++) {
+			const char *s = strings + i * ETH_GSTRING_LEN;
+
+			snprintf(name, sizeof(name), "rx_prio%d_pause_duration",
+				 prio);
+			if (!strncmp(s, name, ETH_GSTRING_LEN))
+				idx[0][prio] = i;
+			snprintf(name, sizeof(name), "tx_prio%d_pause_duration",
+				 prio);
+			if (!strncmp(s, name, ETH_GSTRING_LEN))
+				idx[1][prio] = i;
+		}
+		found |= idx[0][prio] >= 0 || idx[1][prio] >= 0;
+	}
+	if (!found)
+		goto out;
+	stats.n_stats = n;
+	ops->get_ethtool_stats(dev, &stats, data);
+	for (prio = 0; prio < RT_NUM_PRIO; prio++) {
+		if (idx[0][prio] >= 0) {
+			rx[prio] += data[idx[0][prio]];
+			*rx_mask |= BIT(prio);
+		}
+		if (idx[1][prio] >= 0) {
+			tx[prio] += data[idx[1][prio]];
+			*tx_mask |= BIT(prio);
+		}
+	}
+out:
+	kvfree(data);
+	kvfree(strings);
+	return found;
+}
+
+/* Pause durations of @dev (summed over a bond's members); RTNL held. */
+static void rt_pfc_dur(struct rt_pfc *pfc, struct net_device *dev, u64 now)
+{
+	u64 rx[RT_NUM_PRIO] = {}, tx[RT_NUM_PRIO] = {};
+	u8 rx_mask = 0, tx_mask = 0;
+	struct list_head *iter;
+	struct net_device *m;
+	bool found = false;
+
+	if (pfc->dur_absent_ifindex == dev->ifindex ||
+	    now - pfc->dur_ns < RT_PFC_DUR_NS)
+		return;
+	pfc->dur_ns = now;
+	if (netif_is_lag_master(dev)) {
+		netdev_for_each_lower_dev(dev, m, iter)
+			found |= rt_pfc_dur_one(m, rx, tx, &rx_mask, &tx_mask);
+	} else {
+		found = rt_pfc_dur_one(dev, rx, tx, &rx_mask, &tx_mask);
+	}
+	pfc->rx_dur_mask = rx_mask;
+	pfc->tx_dur_mask = tx_mask;
+	if (!found) {
+		pfc->dur_absent_ifindex = dev->ifindex;
+		return;
+	}
+	memcpy(pfc->rx_dur_us, rx, sizeof(rx));
+	memcpy(pfc->tx_dur_us, tx, sizeof(tx));
 }
 
 static void rt_storm_end(struct rt_dev *rdev, struct rt_port *p, int prio,
@@ -107,10 +244,16 @@ void rt_pfc_read(struct rt_dev *rdev, struct rt_port *p,
 	u64 dt_ns;
 
 	lockdep_assert_held(&rdev->lock);
-	err = dcbdev ? rt_pfc_get(dcbdev, &cur) : -ENODEV;
-	if (err == -EBUSY)
-		return;
-	if (err) {
+	err = -ENODEV;
+	if (dcbdev) {
+		if (!rtnl_trylock())
+			return;
+		err = rt_pfc_get(dcbdev, &cur);
+		if (err > 0 && periodic)
+			rt_pfc_dur(pfc, dcbdev, now);
+		rtnl_unlock();
+	}
+	if (err < 0) {
 		for (prio = 0; prio < RT_NUM_PRIO; prio++)
 			rt_storm_end(rdev, p, prio, now);
 		memset(pfc, 0, sizeof(*pfc));

@@ -18,6 +18,7 @@ static bool rt_nl_live;
 
 /* Dump cursor, in cb->ctx. */
 struct rt_dump_ctx {
+	bool started;		/* the filter is resolved */
 	bool filtered;		/* only the device @dev_index */
 	u32 dev_index;
 	u32 next_dev;		/* resume at this device index ... */
@@ -362,24 +363,28 @@ err_unlock:
 	return err;
 }
 
-static int rt_nl_dump_start(struct netlink_callback *cb)
+/*
+ * The device filter of a dump is resolved in its first pass, not in a
+ * .start callback: 6.1 gives .start no extack, while every kernel sends
+ * the extack of a failed pass with NLMSG_DONE.  rt_devs_lock held.
+ */
+static int rt_dump_begin(struct netlink_callback *cb)
 {
 	struct rt_dump_ctx *ctx = rt_dump_ctx(cb);
-	struct nlattr **tb = rt_dump_attrs(cb);
 	struct rt_dev *rdev;
-	int err = 0;
 
-	memset(ctx, 0, sizeof(*ctx));
-	mutex_lock(&rt_devs_lock);
-	rdev = rt_nl_dev(sock_net(cb->skb->sk), tb, cb->extack);
-	if (IS_ERR(rdev)) {
-		err = PTR_ERR(rdev);
-	} else if (rdev) {
+	lockdep_assert_held(&rt_devs_lock);
+	if (ctx->started)
+		return 0;
+	ctx->started = true;
+	rdev = rt_nl_dev(sock_net(cb->skb->sk), rt_dump_attrs(cb), cb->extack);
+	if (IS_ERR(rdev))
+		return PTR_ERR(rdev);
+	if (rdev) {
 		ctx->filtered = true;
 		ctx->dev_index = rdev->index;
 	}
-	mutex_unlock(&rt_devs_lock);
-	return err;
+	return 0;
 }
 
 /* Return of a dump pass: a partial skb is sent, an empty one is an error. */
@@ -404,9 +409,14 @@ static int rt_nl_dev_get_dumpit(struct sk_buff *skb,
 	struct rt_dump_ctx *ctx = rt_dump_ctx(cb);
 	struct net *net = sock_net(skb->sk);
 	struct rt_dev *rdev;
-	int err = 0;
+	int err;
 
 	mutex_lock(&rt_devs_lock);
+	err = rt_dump_begin(cb);
+	if (err) {
+		mutex_unlock(&rt_devs_lock);
+		return err;
+	}
 	list_for_each_entry(rdev, &rt_devs, node) {
 		if (rt_dump_skip(ctx, rdev, net))
 			continue;
@@ -477,9 +487,14 @@ static int rt_nl_port_get_dumpit(struct sk_buff *skb,
 	struct net *net = sock_net(skb->sk);
 	struct rt_dev *rdev;
 	unsigned int i;
-	int err = 0;
+	int err;
 
 	mutex_lock(&rt_devs_lock);
+	err = rt_dump_begin(cb);
+	if (err) {
+		mutex_unlock(&rt_devs_lock);
+		return err;
+	}
 	list_for_each_entry(rdev, &rt_devs, node) {
 		if (rt_dump_skip(ctx, rdev, net))
 			continue;
@@ -737,7 +752,6 @@ static const struct genl_ops rt_genl_ops[] = {
 	{
 		.cmd = ROCETUNE_CMD_DEV_GET,
 		.doit = rt_nl_dev_get_doit,
-		.start = rt_nl_dump_start,
 		.dumpit = rt_nl_dev_get_dumpit,
 		.policy = rt_dev_get_policy,
 		.maxattr = ROCETUNE_A_DEV_NAME,
@@ -745,7 +759,6 @@ static const struct genl_ops rt_genl_ops[] = {
 	{
 		.cmd = ROCETUNE_CMD_PORT_GET,
 		.doit = rt_nl_port_get_doit,
-		.start = rt_nl_dump_start,
 		.dumpit = rt_nl_port_get_dumpit,
 		.policy = rt_port_get_policy,
 		.maxattr = ROCETUNE_A_PORT_INDEX,
@@ -766,7 +779,6 @@ static const struct genl_ops rt_genl_ops[] = {
 	{
 		.cmd = ROCETUNE_CMD_QP_GET,
 		.doit = rt_qp_get_doit,
-		.start = rt_qp_get_start,
 		.dumpit = rt_qp_get_dumpit,
 		.done = rt_qp_get_done,
 		.policy = rt_qp_get_policy,

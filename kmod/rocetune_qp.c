@@ -12,6 +12,11 @@
  * first increments rt_qp_gen to S and returns S.  A later dump with
  * SINCE_GEN = S returns every entry whose gen >= S, which includes every
  * entry changed after the first dump read it (see rt_qp_touch()).
+ *
+ * Top-K samples: a top-K dump copies the counters of every QP the caller
+ * may see into the entry's base, tagged with the dump's generation S (the
+ * sample); a later top-K dump with TOP_SAMPLE = S ranks by the change
+ * since then.  One sample is held at a time: the newest top-K dump's.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -65,6 +70,9 @@ static atomic_t rt_qp_count = ATOMIC_INIT(0);
 static u32 rt_qp_max;
 static atomic64_t rt_qp_refused = ATOMIC64_INIT(0);
 static atomic64_t rt_qp_gen = ATOMIC64_INIT(1);
+/* Serializes top-K dumps' use of the entries' bases; rt_qp_sample_gen. */
+static DEFINE_MUTEX(rt_qp_sample_mutex);
+static u64 rt_qp_sample_gen;
 
 static const struct rhashtable_params rt_qp_params = {
 	.key_len = sizeof(struct rt_qp_key),
@@ -727,6 +735,7 @@ const struct nla_policy rt_qp_get_policy[RT_QP_GET_MAXATTR + 1] = {
 	[ROCETUNE_A_QP_TOP_K] = NLA_POLICY_MIN(NLA_U32, 1),
 	[ROCETUNE_A_QP_TOP_BY] = { .type = NLA_U32 },
 	[ROCETUNE_A_QP_SINCE_GEN] = { .type = NLA_U64 },
+	[ROCETUNE_A_QP_TOP_SAMPLE] = NLA_POLICY_MIN(NLA_U64, 1),
 };
 
 const struct nla_policy rt_qp_set_policy[RT_QP_SET_MAXATTR + 1] = {
@@ -777,6 +786,8 @@ static struct rt_qpdev *rt_qp_nl_dev(struct net *net, struct nlattr **tb,
  * @first_ns: first packet
  * @last_ns: last packet
  * @cnt: the counters
+ * @delta: change of the ranked counter since the top-K sample
+ * @has_delta: @delta is valid (a top-K dump since a sample)
  */
 struct rt_qp_snap {
 	struct rt_qp_key key;
@@ -792,6 +803,8 @@ struct rt_qp_snap {
 	u64 first_ns;
 	u64 last_ns;
 	u64 cnt[RT_QPC_NUM];
+	u64 delta;
+	bool has_delta;
 };
 
 static void rt_qp_snap(struct rt_qp *qp, struct rt_qp_snap *s)
@@ -814,6 +827,7 @@ static void rt_qp_snap(struct rt_qp *qp, struct rt_qp_snap *s)
 	s->last_ns = atomic64_read(&qp->last_ns);
 	for (i = 0; i < RT_QPC_NUM; i++)
 		s->cnt[i] = atomic64_read(&qp->cnt[i]);
+	s->has_delta = false;
 }
 
 static int rt_qp_put_hw(struct sk_buff *skb, struct ib_device *ibdev,
@@ -865,6 +879,10 @@ static int rt_qp_fill(struct sk_buff *skb, const struct rt_qp_snap *s,
 		if (nla_put_u64_64bit(skb, rt_qp_cnt_attr[i], s->cnt[i],
 				      ROCETUNE_A_QP_PAD))
 			goto err_cancel_nest;
+	if (s->has_delta &&
+	    nla_put_u64_64bit(skb, ROCETUNE_A_QP_TOP_DELTA, s->delta,
+			      ROCETUNE_A_QP_PAD))
+		goto err_cancel_nest;
 	if (ibdev && rt_qp_put_hw(skb, ibdev, s->key.qpn) < 0)
 		goto err_cancel_nest;
 	nla_nest_end(skb, nest);
@@ -1043,24 +1061,32 @@ out:
 }
 
 /**
+ * struct rt_qp_rank - one selected QP
+ * @val: the ranked value: the TOP_BY counter, or its change since the
+ *	sample
+ * @key: the QP
+ */
+struct rt_qp_rank {
+	u64 val;
+	struct rt_qp_key key;
+};
+
+/**
  * struct rt_qp_dump - state of a QP_GET dump, cb->args[0] points to it
  * @gen: generation returned by this dump
  * @admin: the caller may see owners
- * @n: number of @keys
- * @pos: next key to send
- * @keys: the QPs to send, in order
+ * @delta: @sel[].val is the change since a sample, sent as TOP_DELTA
+ * @n: number of @sel
+ * @pos: next entry of @sel to send
+ * @sel: the QPs to send, in order
  */
 struct rt_qp_dump {
 	u64 gen;
 	bool admin;
+	bool delta;
 	unsigned int n;
 	unsigned int pos;
-	struct rt_qp_key keys[];
-};
-
-struct rt_qp_rank {
-	u64 val;
-	struct rt_qp_key key;
+	struct rt_qp_rank sel[];
 };
 
 static int rt_qp_key_cmp(const void *a, const void *b)
@@ -1111,104 +1137,202 @@ static int rt_qp_top_by(struct nlattr *a, struct netlink_ext_ack *extack)
 	return -EINVAL;
 }
 
-/**
- * rt_qp_get_start - QP_GET dump: select and order the QPs to send
- * @cb: the dump
- *
- * Filters: device, QP number range, changed since a generation; with
- * TOP_K, only the K QPs with the highest TOP_BY counter (default
- * rx_ecn_ce_pkts), highest first.  The selection is a list of keys: each
- * QP is looked up again when sent, so QPs and devices may go away
- * mid-dump.
- *
- * Return: 0 or a negative errno.
+/*
+ * A top-K dump's sample: the value of counter @by to rank @qp by (its
+ * change since @since when @since is the QP's sample, else its total: the
+ * QP is newer than the sample), then the QP's new base, tagged @gen.
+ * rt_qp_sample_mutex and rcu held.
  */
-int rt_qp_get_start(struct netlink_callback *cb)
+static u64 rt_qp_sample(struct rt_qp *qp, int by, u64 since, u64 gen)
 {
-	struct net *net = sock_net(cb->skb->sk);
-	struct nlattr **tb = rt_qp_dump_attrs(cb);
-	u32 qmin = 0, qmax = RT_PSN_MASK, topk = 0;
-	unsigned int cap, n = 0, i;
-	int by = RT_QPC_RX_ECN_CE;
-	bool filtered = false;
-	struct rt_qp_rank *rank;
-	struct rt_qp_dump *d;
-	struct rt_qpdev *qd;
-	u64 since = 0, gen;
-	struct rt_qp *qp;
-	u32 dev = 0;
+	u64 val = 0;
+	int i;
 
-	cb->args[0] = 0;
-	rcu_read_lock();
-	qd = rt_qp_nl_dev(net, tb, cb->extack);
-	if (IS_ERR(qd)) {
-		rcu_read_unlock();
-		return PTR_ERR(qd);
+	for (i = 0; i < RT_QPC_NUM; i++) {
+		u64 v = atomic64_read(&qp->cnt[i]);
+
+		if (i == by)
+			val = since && qp->base_gen == since ?
+			      v - qp->base[i] : v;
+		qp->base[i] = v;
 	}
-	if (qd) {
-		filtered = true;
-		dev = qd->index;
+	qp->base_gen = gen;
+	return val;
+}
+
+/**
+ * struct rt_qp_sel - what a QP_GET dump selects
+ * @dev: device index, when @filtered
+ * @filtered: only QPs of @dev
+ * @qmin: lowest QP number
+ * @qmax: highest QP number
+ * @since: only QPs changed since this generation (0: all)
+ * @topk: only the @topk QPs ranked highest (0: all, by key)
+ * @by: the counter to rank by
+ * @sample: rank by the change since this top-K sample (0: by totals)
+ */
+struct rt_qp_sel {
+	u32 dev;
+	bool filtered;
+	u32 qmin, qmax;
+	u64 since;
+	u32 topk;
+	int by;
+	u64 sample;
+};
+
+static int rt_qp_sel_parse(struct net *net, struct nlattr **tb,
+			   struct rt_qp_sel *sel,
+			   struct netlink_ext_ack *extack)
+{
+	struct rt_qpdev *qd;
+
+	memset(sel, 0, sizeof(*sel));
+	sel->qmax = RT_PSN_MASK;
+	sel->by = RT_QPC_RX_ECN_CE;
+	rcu_read_lock();
+	qd = rt_qp_nl_dev(net, tb, extack);
+	if (!IS_ERR_OR_NULL(qd)) {
+		sel->filtered = true;
+		sel->dev = qd->index;
 	}
 	rcu_read_unlock();
+	if (IS_ERR(qd))
+		return PTR_ERR(qd);
 	if (tb[ROCETUNE_A_QPN_MIN])
-		qmin = nla_get_u32(tb[ROCETUNE_A_QPN_MIN]);
+		sel->qmin = nla_get_u32(tb[ROCETUNE_A_QPN_MIN]);
 	if (tb[ROCETUNE_A_QPN_MAX])
-		qmax = nla_get_u32(tb[ROCETUNE_A_QPN_MAX]);
+		sel->qmax = nla_get_u32(tb[ROCETUNE_A_QPN_MAX]);
 	if (tb[ROCETUNE_A_QPN]) {
-		qmin = nla_get_u32(tb[ROCETUNE_A_QPN]);
-		qmax = qmin;
+		sel->qmin = nla_get_u32(tb[ROCETUNE_A_QPN]);
+		sel->qmax = sel->qmin;
 	}
 	if (tb[ROCETUNE_A_QP_SINCE_GEN])
-		since = nla_get_u64(tb[ROCETUNE_A_QP_SINCE_GEN]);
+		sel->since = nla_get_u64(tb[ROCETUNE_A_QP_SINCE_GEN]);
 	if (tb[ROCETUNE_A_QP_TOP_K])
-		topk = nla_get_u32(tb[ROCETUNE_A_QP_TOP_K]);
+		sel->topk = nla_get_u32(tb[ROCETUNE_A_QP_TOP_K]);
 	if (tb[ROCETUNE_A_QP_TOP_BY]) {
-		by = rt_qp_top_by(tb[ROCETUNE_A_QP_TOP_BY], cb->extack);
-		if (by < 0)
-			return by;
+		sel->by = rt_qp_top_by(tb[ROCETUNE_A_QP_TOP_BY], extack);
+		if (sel->by < 0)
+			return sel->by;
 	}
+	if (tb[ROCETUNE_A_QP_TOP_SAMPLE]) {
+		if (!sel->topk) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[ROCETUNE_A_QP_TOP_SAMPLE],
+					    "a top-K sample needs TOP_K");
+			return -EINVAL;
+		}
+		sel->sample = nla_get_u64(tb[ROCETUNE_A_QP_TOP_SAMPLE]);
+	}
+	return 0;
+}
 
-	/* First the generation, then the entries: see the top of the file. */
-	gen = atomic64_inc_return(&rt_qp_gen);
-	cap = atomic_read(&rt_qp_count) + 1;
-	rank = kvmalloc_array(cap, sizeof(*rank), GFP_KERNEL);
-	if (!rank)
-		return -ENOMEM;
-	qd = NULL;
+/*
+ * Select the QPs of a dump into @rank (room for @cap); a top-K dump also
+ * takes its sample (rt_qp_sample_mutex held).  Return: the number selected.
+ */
+static unsigned int rt_qp_select(struct net *net, const struct rt_qp_sel *sel,
+				 u64 gen, struct rt_qp_rank *rank,
+				 unsigned int cap)
+{
+	struct rt_qpdev *qd = NULL;
+	unsigned int n = 0;
+	struct rt_qp *qp;
+	u64 val;
+
 	rcu_read_lock();
 	list_for_each_entry_rcu(qp, &rt_qp_list, list) {
 		if (n == cap)
 			break;
-		if ((filtered && qp->key.dev != dev) || qp->key.qpn < qmin ||
-		    qp->key.qpn > qmax ||
-		    (u64)atomic64_read(&qp->gen) < since)
-			continue;
 		/* Only devices the caller's namespace may see. */
 		if (!qd || qd->index != qp->key.dev)
 			qd = rt_qpdev_find(qp->key.dev, NULL);
 		if (!qd || !rdma_dev_access_netns(qd->ibdev, net))
 			continue;
+		/* Every QP the caller may see is in a top-K sample. */
+		val = sel->topk ? rt_qp_sample(qp, sel->by, sel->sample, gen) : 0;
+		if ((sel->filtered && qp->key.dev != sel->dev) ||
+		    qp->key.qpn < sel->qmin || qp->key.qpn > sel->qmax ||
+		    (u64)atomic64_read(&qp->gen) < sel->since)
+			continue;
 		rank[n].key = qp->key;
-		rank[n].val = topk ? atomic64_read(&qp->cnt[by]) : 0;
+		rank[n].val = val;
 		n++;
 	}
 	rcu_read_unlock();
+	return n;
+}
 
-	sort(rank, n, sizeof(*rank), topk ? rt_qp_rank_cmp : rt_qp_rank_key_cmp,
-	     NULL);
-	if (topk && n > topk)
-		n = topk;
-	d = kvmalloc(struct_size(d, keys, n), GFP_KERNEL);
+/**
+ * rt_qp_dump_begin - QP_GET dump: select and order the QPs to send
+ * @cb: the dump
+ *
+ * Runs in the first pass of the dump rather than in .start, so that its
+ * errors reach user space with their extack on 6.1 too (see rt_dump_begin()
+ * in rocetune_nl.c).
+ * Filters: device, QP number range, changed since a generation; with
+ * TOP_K, only the K QPs with the highest TOP_BY counter (default
+ * rx_ecn_ce_pkts), highest first, or with TOP_SAMPLE the highest change
+ * since that sample.  The selection is a list of keys: each QP is looked
+ * up again when sent, so QPs and devices may go away mid-dump.
+ *
+ * Return: 0 or a negative errno.
+ */
+static int rt_qp_dump_begin(struct netlink_callback *cb)
+{
+	struct net *net = sock_net(cb->skb->sk);
+	struct nlattr **tb = rt_qp_dump_attrs(cb);
+	struct rt_qp_rank *rank;
+	struct rt_qp_dump *d;
+	struct rt_qp_sel sel;
+	unsigned int cap, n;
+	u64 gen;
+	int err;
+
+	cb->args[0] = 0;
+	err = rt_qp_sel_parse(net, tb, &sel, cb->extack);
+	if (err)
+		return err;
+
+	if (sel.topk) {
+		mutex_lock(&rt_qp_sample_mutex);
+		if (sel.sample && sel.sample != rt_qp_sample_gen) {
+			mutex_unlock(&rt_qp_sample_mutex);
+			NL_SET_ERR_MSG_ATTR(cb->extack, tb[ROCETUNE_A_QP_TOP_SAMPLE],
+					    "sample not held: a newer top-K dump took the current one");
+			return -ESTALE;
+		}
+	}
+	/* First the generation, then the entries: see the top of the file. */
+	gen = atomic64_inc_return(&rt_qp_gen);
+	cap = atomic_read(&rt_qp_count) + 1;
+	rank = kvmalloc_array(cap, sizeof(*rank), GFP_KERNEL);
+	if (!rank) {
+		if (sel.topk)
+			mutex_unlock(&rt_qp_sample_mutex);
+		return -ENOMEM;
+	}
+	n = rt_qp_select(net, &sel, gen, rank, cap);
+	if (sel.topk) {
+		rt_qp_sample_gen = gen;
+		mutex_unlock(&rt_qp_sample_mutex);
+	}
+
+	sort(rank, n, sizeof(*rank),
+	     sel.topk ? rt_qp_rank_cmp : rt_qp_rank_key_cmp, NULL);
+	if (sel.topk && n > sel.topk)
+		n = sel.topk;
+	d = kvmalloc(struct_size(d, sel, n), GFP_KERNEL);
 	if (!d) {
 		kvfree(rank);
 		return -ENOMEM;
 	}
 	d->gen = gen;
 	d->admin = netlink_capable(cb->skb, CAP_NET_ADMIN);
+	d->delta = sel.sample != 0;
 	d->n = n;
 	d->pos = 0;
-	for (i = 0; i < n; i++)
-		d->keys[i] = rank[i].key;
+	memcpy(d->sel, rank, flex_array_size(d, sel, n));
 	kvfree(rank);
 	cb->args[0] = (long)d;
 	return 0;
@@ -1223,25 +1347,35 @@ int rt_qp_get_start(struct netlink_callback *cb)
  */
 int rt_qp_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
-	struct rt_qp_dump *d = (struct rt_qp_dump *)cb->args[0];
+	struct rt_qp_dump *d;
 	struct rt_qp_snap *s;
 	int err = 0;
 
+	if (!cb->args[1]) {
+		cb->args[1] = 1;
+		err = rt_qp_dump_begin(cb);
+		if (err)
+			return err;
+	}
+	d = (struct rt_qp_dump *)cb->args[0];
 	if (!d)
 		return 0;
 	s = kmalloc(sizeof(*s), GFP_KERNEL);
 	if (!s)
 		return -ENOMEM;
 	for (; d->pos < d->n; d->pos++) {
+		const struct rt_qp_rank *r = &d->sel[d->pos];
 		struct rt_qp *qp;
 
 		rcu_read_lock();
-		qp = rt_qp_lookup(d->keys[d->pos].dev, d->keys[d->pos].qpn);
+		qp = rt_qp_lookup(r->key.dev, r->key.qpn);
 		if (qp)
 			rt_qp_snap(qp, s);
 		rcu_read_unlock();
 		if (!qp)
 			continue;
+		s->delta = r->val;
+		s->has_delta = d->delta;
 		err = rt_qp_fill(skb, s, d->gen, d->admin, NULL,
 				 NETLINK_CB(cb->skb).portid,
 				 cb->nlh->nlmsg_seq, NLM_F_MULTI);

@@ -91,6 +91,8 @@ struct rt_qp_txkey {
  * @first_ns: CLOCK_MONOTONIC time of the first packet, 0 before it
  * @last_ns: CLOCK_MONOTONIC time of the last packet
  * @cnt: the counters, enum rt_qpc
+ * @base: the counters at the top-K sample @base_gen (rt_qp_sample_mutex)
+ * @base_gen: generation of the top-K dump that took @base, 0 for none
  * @rcu: deferred free
  */
 struct rt_qp {
@@ -114,6 +116,8 @@ struct rt_qp {
 	atomic64_t first_ns;
 	atomic64_t last_ns;
 	atomic64_t cnt[RT_QPC_NUM];
+	u64 base[RT_QPC_NUM];
+	u64 base_gen;
 	struct rcu_head rcu;
 };
 
@@ -154,7 +158,7 @@ extern struct list_head rt_qp_list;
 extern const struct nla_policy rt_qp_get_policy[];
 extern const struct nla_policy rt_qp_set_policy[];
 extern const struct nla_policy rt_qp_stats_policy[];
-#define RT_QP_GET_MAXATTR	ROCETUNE_A_QP_SINCE_GEN
+#define RT_QP_GET_MAXATTR	ROCETUNE_A_QP_TOP_SAMPLE
 #define RT_QP_SET_MAXATTR	ROCETUNE_A_QP_TABLE_MAX
 #define RT_QP_STATS_MAXATTR	ROCETUNE_A_DEV_NAME
 
@@ -179,7 +183,6 @@ int rt_qp_keys(u32 dev, struct rt_qp_key **keys, bool unverified_only);
 u64 rt_qp_linger_ns(void);
 
 int rt_qp_get_doit(struct sk_buff *skb, struct genl_info *info);
-int rt_qp_get_start(struct netlink_callback *cb);
 int rt_qp_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
 int rt_qp_get_done(struct netlink_callback *cb);
 int rt_qp_set_doit(struct sk_buff *skb, struct genl_info *info);

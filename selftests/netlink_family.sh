@@ -23,6 +23,7 @@ A_INTERVAL_MS=INTERVAL_MS
 A_STORM_MS=STORM_MS
 A_EVENT_TYPE=EVENT_TYPE
 A_NOT_IN_ENUM=200
+A_QP_TOP_SAMPLE=QP_TOP_SAMPLE
 
 family_registered() {
 	local out
@@ -95,9 +96,13 @@ malformed_requests() {
 		dev_get "$A_DEV_INDEX:u8:1" --dump
 	expect "missing device" "No such device" "no RDMA device" \
 		dev_get "$A_DEV_NAME:str:nosuchdev"
-	# 6.1 has no extack for a dump's start callback: errno only.
+	# Checked in the dump's first pass: the extack comes with NLMSG_DONE.
 	expect "missing device in a dump filter" "No such device" \
-		"^$|no RDMA device" port_get "$A_DEV_INDEX:u32:12345" --dump
+		"no RDMA device" port_get "$A_DEV_INDEX:u32:12345" --dump
+	expect "missing device in a QP dump filter" "No such device" \
+		"no RDMA device" qp_get "$A_DEV_NAME:str:nosuchdev" --dump
+	expect "top-K sample without top-K" "Invalid argument" \
+		"needs TOP_K" qp_get "$A_QP_TOP_SAMPLE:u64:1" --dump
 	expect "device index and name disagree" "Invalid argument" \
 		"different devices" dev_get "$A_DEV_NAME:str:$RT_RXE0" \
 		"$A_DEV_INDEX:u32:12345"

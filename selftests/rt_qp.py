@@ -4,7 +4,8 @@
 # rt_qp.py - helper of qp_accounting.sh: read rocetune's per-QP counters
 # over generic netlink, and count the same fields from packet captures.
 #
-#   rt_qp.py dump [--dev NAME] [--top-k K --top-by FIELD] [--since GEN]
+#   rt_qp.py dump [--dev NAME] [--top-k K --top-by FIELD [--top-sample GEN]]
+#                 [--since GEN] [--qpn-from N]
 #   rt_qp.py stats
 #   rt_qp.py set [--dev NAME --acct 0|1] [--table-max N]
 #   rt_qp.py pcap --ip LOCAL_IP [--tx-pcap F] PCAP...
@@ -157,6 +158,11 @@ def do_dump(args):
             "I", QA["ROCETUNE_A_QP_" + args.top_by.upper()]))
     if args.since is not None:
         at += nla(A["ROCETUNE_A_QP_SINCE_GEN"], struct.pack("Q", args.since))
+    if args.qpn_from is not None:
+        at += nla(A["ROCETUNE_A_QPN_MIN"], struct.pack("I", args.qpn_from))
+    if args.top_sample is not None:
+        at += nla(A["ROCETUNE_A_QP_TOP_SAMPLE"],
+                  struct.pack("Q", args.top_sample))
     return [qp_msg(m) for m in g.cmd("QP_GET", at, dump=True)]
 
 
@@ -400,6 +406,8 @@ def main():
     ap.add_argument("--top-k", type=int)
     ap.add_argument("--top-by", default="rx_ecn_ce_pkts")
     ap.add_argument("--since", type=int)
+    ap.add_argument("--top-sample", type=int)
+    ap.add_argument("--qpn-from", type=int)
     ap.add_argument("--acct", type=int)
     ap.add_argument("--table-max", type=int)
     ap.add_argument("--src")

@@ -78,6 +78,10 @@ enum rocetune_attr {
 	ROCETUNE_A_QP_UNATTR_RX,	/* u64: received packets with no QP entry */
 	ROCETUNE_A_QP_UNATTR_TX,	/* u64: sent packets with no local QP known */
 	ROCETUNE_A_QP_LOOPBACK_UNSEEN,	/* u8: 1: same-device traffic is not seen */
+	ROCETUNE_A_QP_TOP_SAMPLE,	/* u64: with TOP_K, rank by the change of
+					 * TOP_BY since the top-K dump that
+					 * returned this GEN (its sample)
+					 */
 
 	__ROCETUNE_A_MAX,
 	ROCETUNE_A_MAX = __ROCETUNE_A_MAX - 1
@@ -182,6 +186,7 @@ enum rocetune_a_qp {
 	ROCETUNE_A_QP_DEV_INDEX,	/* u32: RDMA device index */
 	ROCETUNE_A_QP_RX_ACKREQ_PKTS,	/* u64: received with BTH AckReq set */
 	ROCETUNE_A_QP_DESTROYED_NS,	/* u64: CLOCK_MONOTONIC of the QP's destroy */
+	ROCETUNE_A_QP_TOP_DELTA,	/* u64: change of TOP_BY since TOP_SAMPLE */
 
 	__ROCETUNE_A_QP_MAX,
 	ROCETUNE_A_QP_MAX = __ROCETUNE_A_QP_MAX - 1

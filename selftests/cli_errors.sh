@@ -57,6 +57,12 @@ bad_input() {
 	cli_fails 2 'unknown setting "interval-ms"' config set interval-ms 100
 	cli_fails 2 'only supported by "port show"' -o prometheus dev show
 	cli_fails 2 'exclude each other' -j -o prometheus port show
+	cli_fails 2 '"changed" and "since" exclude each other' \
+		qp show changed since 5
+	XDG_RUNTIME_DIR='' setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$RT_CLI" qp show changed > /dev/null 2> "$RT_ERR"
+	[ $? = 2 ] && grep -qF 'runtime directory XDG_RUNTIME_DIR, which is not set' "$RT_ERR"
+	check_err $? "qp show changed without a runtime directory: $(cat "$RT_ERR")"
 	log_test "bad input is named with a hint, exit 2"
 }
 

@@ -6,7 +6,7 @@
 # tcpdump; every counter of every QP must equal what the capture counts for
 # that QP.  See qp_lib.sh for the captures.
 
-ALL_TESTS="rc_pingpong send_bw_4qp_ce write_bw_loss ud_pingpong qps_kept_apart top_k_and_delta qpn_fresh"
+ALL_TESTS="rc_pingpong send_bw_4qp_ce write_bw_loss ud_pingpong qps_kept_apart top_k_and_delta qpn_fresh top_k_since_sample"
 
 source "$(dirname "$0")/qp_lib.sh"
 
@@ -116,6 +116,55 @@ top_k_and_delta() {
 	[ "$n" -eq 0 ]
 	check_err $? "$n QPs changed since generation $gen without traffic"
 	log_test "top-K and delta dumps ($all QPs, nothing changed since gen $gen)"
+}
+
+# top_qpns JSON: "QPN:DELTA ..." of a top-K dump, in rank order.
+top_qpns() {
+	jq -r '[.[] | "\(.qpn):\(.top_delta // "-")"] | join(" ")' <<< "$1"
+}
+
+top_k_since_sample() {
+	local param=/sys/module/rocetune/parameters/qp_verify_ms
+	local x=28673 y=28674 s s2 top out rc dir
+
+	RET=0
+	# Packets for two QP numbers that do not exist (the verification is
+	# slowed down so that their entries stay): X gets 10, then a top-K
+	# dump takes sample S; then X gets 3 more and Y 5.  By totals X (13)
+	# leads; since S, Y (5) leads X (3).
+	echo 600000 > "$param"
+	sleep 2
+	rt_qp inject --src "$RT_IP0" --dst "$RT_IP1" --qpn "$x" --count 10
+	s=$(rt_qp dump --top-k 2 --top-by rx_pkts | jq '.[0].gen')
+	rt_qp inject --src "$RT_IP0" --dst "$RT_IP1" --qpn "$x" --count 3
+	rt_qp inject --src "$RT_IP0" --dst "$RT_IP1" --qpn "$y" --count 5
+	top=$(rt_qp dump --dev "$RT_RXE1" --qpn-from "$x" --top-k 2 \
+		--top-by rx_pkts)
+	echo "# totals: $(top_qpns "$top")"
+	[ "$(top_qpns "$top")" = "$x:- $y:-" ]
+	check_err $? "by totals, expected $x then $y"
+	# That dump took a new sample: S is no longer held.
+	out=$("$RT_CLI" qp show top 2 by rx_pkts since "$s" 2>&1)
+	rc=$?
+	[ "$rc" = 1 ] && grep -q "sample not held" <<< "$out"
+	check_err $? "a replaced sample: exit $rc, \"$out\""
+	# Sample again; the change since it, through the CLI's "changed".
+	dir=$(mktemp -d)
+	XDG_RUNTIME_DIR=$dir "$RT_CLI" -j qp show dev "$RT_RXE1" top 2 \
+		by rx_pkts changed > /dev/null
+	s2=$(cat "$dir/rocetune-qp-top-gen")
+	rt_qp inject --src "$RT_IP0" --dst "$RT_IP1" --qpn "$x" --count 3
+	rt_qp inject --src "$RT_IP0" --dst "$RT_IP1" --qpn "$y" --count 5
+	top=$(XDG_RUNTIME_DIR=$dir "$RT_CLI" -j qp show dev "$RT_RXE1" top 2 \
+		by rx_pkts changed)
+	echo "# since sample $s2: $(top_qpns "$top")"
+	[ "$(top_qpns "$top")" = "$y:5 $x:3" ]
+	check_err $? "since the sample, expected $y:5 then $x:3"
+	[ "$(cat "$dir/rocetune-qp-top-gen")" -gt "$s2" ]
+	check_err $? "\"changed\" did not keep the new sample's generation"
+	rm -rf "$dir"
+	echo 1000 > "$param"
+	log_test "top-K since a sample: ranked by the change (Y 5 over X 3), not the totals"
 }
 
 qpn_fresh() {

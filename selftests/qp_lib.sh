@@ -15,6 +15,7 @@
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 RT_QP="$RT_SELFTESTS/rt_qp.py"
+RT_CLI=${RT_CLI:-$RT_TOP/build/userspace/rocetune}
 OUT=${RT_OUT:-/tmp}/qp
 PORT=18520
 LINGER_MS=600000

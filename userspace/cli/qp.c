@@ -3,16 +3,24 @@
  * rocetune qp: per-QP accounting of software RoCE devices.
  *
  *	rocetune qp show [ dev DEV ] [ qpn N ] [ top K [ by FIELD ] ]
- *			 [ since GEN ]
+ *			 [ since GEN | changed ]
  *	rocetune qp stats [ dev DEV ]
  *	rocetune qp set [ dev DEV accounting { on | off } ] [ table-max N ]
  *
  * Every "qp show" prints the generation of its dump ("gen"); passing it
- * back with "since GEN" shows only the QPs that changed after it.
+ * back with "since GEN" shows only the QPs that changed after it, and with
+ * "top K" ranks them by the change since that dump (the kernel's top-K
+ * sample).  "changed" does the same with the generation of the previous
+ * "changed" call, kept in a file of the user's runtime directory.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <netlink/attr.h>
 #include <netlink/genl/genl.h>
@@ -54,6 +62,14 @@ struct rt_qp_req {
 	uint32_t top_by;		/* ROCETUNE_A_QP_* counter */
 	bool has_since;
 	uint64_t since;
+	bool changed;			/* since the previous "changed" call */
+};
+
+/* State of one "qp show": the highest dump generation seen. */
+struct rt_qp_show_ctx {
+	struct rt_cli *cli;
+	uint64_t gen;
+	unsigned int n;
 };
 
 static const char *rt_qp_type_name(unsigned int t)
@@ -86,8 +102,8 @@ static uint64_t rt_qp_u(const struct nlattr *a)
 static int rt_qp_show_cb(const struct nlmsghdr *nlh, void *arg)
 {
 	struct nlattr *tb[ROCETUNE_A_MAX + 1], *q[ROCETUNE_A_QP_MAX + 1];
-	struct rt_cli *cli = arg;
-	struct rt_print *pr = &cli->pr;
+	struct rt_qp_show_ctx *ctx = arg;
+	struct rt_print *pr = &ctx->cli->pr;
 	unsigned int i;
 
 	if (genlmsg_parse((struct nlmsghdr *)nlh, 0, tb, ROCETUNE_A_MAX,
@@ -123,9 +139,17 @@ static int rt_qp_show_cb(const struct nlmsghdr *nlh, void *arg)
 		rt_print_uint(pr, RT_PRINT_ANY, "destroyed_ns",
 			      " destroyed-ns %" PRIu64,
 			      nla_get_u64(q[ROCETUNE_A_QP_DESTROYED_NS]));
-	if (tb[ROCETUNE_A_QP_GEN])
-		rt_print_uint(pr, RT_PRINT_ANY, "gen", " gen %" PRIu64,
-			      nla_get_u64(tb[ROCETUNE_A_QP_GEN]));
+	if (tb[ROCETUNE_A_QP_GEN]) {
+		uint64_t gen = nla_get_u64(tb[ROCETUNE_A_QP_GEN]);
+
+		rt_print_uint(pr, RT_PRINT_ANY, "gen", " gen %" PRIu64, gen);
+		if (gen > ctx->gen)
+			ctx->gen = gen;
+	}
+	ctx->n++;
+	if (q[ROCETUNE_A_QP_TOP_DELTA])
+		rt_print_uint(pr, RT_PRINT_ANY, "top_delta", " delta %" PRIu64,
+			      nla_get_u64(q[ROCETUNE_A_QP_TOP_DELTA]));
 	if (q[ROCETUNE_A_QP_CHANGED_GEN])
 		rt_print_uint(pr, RT_PRINT_JSON, "changed_gen", NULL,
 			      nla_get_u64(q[ROCETUNE_A_QP_CHANGED_GEN]));
@@ -195,51 +219,146 @@ static int rt_qp_show_parse(struct rt_cli *cli, struct rt_qp_req *req)
 			}
 		} else if (rt_arg_is(cli, "since")) {
 			rt_arg_next(cli);
-			err = rt_arg_u64(cli, "since", 0, UINT64_MAX, &req->since);
+			err = rt_arg_u64(cli, "since", 1, UINT64_MAX, &req->since);
 			req->has_since = true;
+		} else if (rt_arg_is(cli, "changed")) {
+			rt_arg_next(cli);
+			req->changed = true;
+			err = 0;
 		} else {
 			return rt_arg_end(cli);
 		}
 		if (err)
 			return err;
 	}
+	if (req->changed && req->has_since) {
+		rt_usage_error("\"changed\" and \"since\" exclude each other");
+		return RT_EXIT_USAGE;
+	}
 	return 0;
+}
+
+/*
+ * Where "changed" keeps the generation of its previous call: one file for
+ * plain dumps, one for top-K dumps (whose generation names a sample).
+ */
+static int rt_qp_state_path(char *buf, size_t len, bool top)
+{
+	const char *dir = getenv("XDG_RUNTIME_DIR");
+	const char *name = top ? "qp-top-gen" : "qp-gen";
+
+	if (dir && dir[0]) {
+		snprintf(buf, len, "%s/rocetune-%s", dir, name);
+		return 0;
+	}
+	if (geteuid() == 0) {
+		if (mkdir("/run/rocetune", 0700) && errno != EEXIST) {
+			rt_error("\"changed\": cannot create /run/rocetune: %s",
+				 strerror(errno));
+			return RT_EXIT_ERROR;
+		}
+		snprintf(buf, len, "/run/rocetune/%s", name);
+		return 0;
+	}
+	rt_usage_error("\"changed\" keeps its place in the runtime directory XDG_RUNTIME_DIR, which is not set; use \"since GEN\"");
+	return RT_EXIT_USAGE;
+}
+
+/* The generation of the previous "changed" call, 0 if there was none. */
+static uint64_t rt_qp_state_load(const char *path)
+{
+	unsigned long long gen = 0;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return 0;
+	if (fscanf(f, "%llu", &gen) != 1)
+		gen = 0;
+	fclose(f);
+	return gen;
+}
+
+static int rt_qp_state_save(const char *path, uint64_t gen)
+{
+	char tmp[4200];
+	FILE *f;
+
+	snprintf(tmp, sizeof(tmp), "%s.%d", path, (int)getpid());
+	f = fopen(tmp, "w");
+	if (!f || fprintf(f, "%" PRIu64 "\n", gen) < 0 || fclose(f) ||
+	    rename(tmp, path)) {
+		rt_error("\"changed\": cannot save the generation in %s: %s",
+			 path, strerror(errno));
+		unlink(tmp);
+		return RT_EXIT_ERROR;
+	}
+	return RT_EXIT_OK;
+}
+
+static int rt_qp_show_req(struct rt_cli *cli, const struct rt_qp_req *req,
+			  struct rt_qp_show_ctx *ctx)
+{
+	struct nl_msg *msg;
+	bool one;
+
+	msg = rt_nl_msg_dev(&cli->nl, ROCETUNE_CMD_QP_GET, req->dev, 0);
+	if (!msg)
+		return -ENOMEM;
+	one = req->dev[0] && req->has_qpn && !req->top_k && !req->has_since;
+	if ((req->has_qpn && nla_put_u32(msg, ROCETUNE_A_QPN, req->qpn)) ||
+	    (req->top_k &&
+	     (nla_put_u32(msg, ROCETUNE_A_QP_TOP_K, req->top_k) ||
+	      nla_put_u32(msg, ROCETUNE_A_QP_TOP_BY, req->top_by))) ||
+	    (req->has_since &&
+	     nla_put_u64(msg, ROCETUNE_A_QP_SINCE_GEN, req->since)) ||
+	    (req->has_since && req->top_k &&
+	     nla_put_u64(msg, ROCETUNE_A_QP_TOP_SAMPLE, req->since))) {
+		nlmsg_free(msg);
+		return -ENOMEM;
+	}
+	if (one)
+		return rt_nl_do(&cli->nl, msg, rt_qp_show_cb, ctx);
+	return rt_nl_dump(&cli->nl, msg, rt_qp_show_cb, ctx);
 }
 
 static int rt_qp_show(struct rt_cli *cli)
 {
+	struct rt_qp_show_ctx ctx = { .cli = cli };
+	char path[4096] = "";
 	struct rt_qp_req req;
-	struct nl_msg *msg;
-	bool one;
 	int err;
 
 	err = rt_qp_show_parse(cli, &req);
 	if (!err)
 		err = rt_cli_no_prometheus(cli);
+	if (!err && req.changed)
+		err = rt_qp_state_path(path, sizeof(path), req.top_k);
 	if (err)
 		return err;
+	if (req.changed) {
+		req.since = rt_qp_state_load(path);
+		req.has_since = req.since != 0;
+	}
 	err = rt_cli_nl_open(cli);
 	if (err)
 		return err;
-	msg = rt_nl_msg_dev(&cli->nl, ROCETUNE_CMD_QP_GET, req.dev, 0);
-	if (!msg)
-		return rt_cli_nl_error(cli, -ENOMEM, "qp show");
-	one = req.dev[0] && req.has_qpn && !req.top_k && !req.has_since;
-	if ((req.has_qpn && nla_put_u32(msg, ROCETUNE_A_QPN, req.qpn)) ||
-	    (req.top_k && (nla_put_u32(msg, ROCETUNE_A_QP_TOP_K, req.top_k) ||
-			   nla_put_u32(msg, ROCETUNE_A_QP_TOP_BY, req.top_by))) ||
-	    (req.has_since &&
-	     nla_put_u64(msg, ROCETUNE_A_QP_SINCE_GEN, req.since))) {
-		nlmsg_free(msg);
-		return rt_cli_nl_error(cli, -ENOMEM, "qp show");
-	}
 	rt_print_open_array(&cli->pr, NULL);
-	if (one)
-		err = rt_nl_do(&cli->nl, msg, rt_qp_show_cb, cli);
-	else
-		err = rt_nl_dump(&cli->nl, msg, rt_qp_show_cb, cli);
+	err = rt_qp_show_req(cli, &req, &ctx);
+	if (err == -ESTALE && req.changed && !ctx.n) {
+		/* Another reader's top-K dump took a newer sample. */
+		fprintf(stderr,
+			"rocetune: note: the sample of the previous call was replaced by another top-K reader; ranking by totals\n");
+		req.has_since = false;
+		err = rt_qp_show_req(cli, &req, &ctx);
+	}
 	rt_print_close_array(&cli->pr);
-	return err ? rt_cli_nl_error(cli, err, "qp show") : RT_EXIT_OK;
+	if (err == -ESTALE)
+		return rt_cli_nl_error(cli, err, "qp show: top-K sample not held (a newer top-K dump replaced it)");
+	if (err)
+		return rt_cli_nl_error(cli, err, "qp show");
+	if (req.changed && ctx.gen)
+		return rt_qp_state_save(path, ctx.gen);
+	return RT_EXIT_OK;
 }
 
 static int rt_qp_stats_cb(const struct nlmsghdr *nlh, void *arg)
@@ -379,7 +498,7 @@ static int rt_qp_help(struct rt_cli *cli)
 {
 	(void)cli;
 	printf("Usage: rocetune qp show [ dev DEV ] [ qpn N ] [ top K [ by FIELD ] ]\n"
-	       "                        [ since GEN ]\n"
+	       "                        [ since GEN | changed ]\n"
 	       "       rocetune qp stats [ dev DEV ]\n"
 	       "       rocetune qp set [ dev DEV accounting { on | off } ] [ table-max N ]\n"
 	       "       rocetune qp help\n"

@@ -21,6 +21,8 @@ PACKAGES=(
 	# tools used inside the VM
 	rdma-core ibverbs-utils rdmacm-utils perftest iproute2 ethtool
 	tcpdump tshark jq procps util-linux
+	# promtool, to check the Prometheus text format
+	prometheus
 )
 
 missing=()

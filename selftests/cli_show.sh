@@ -73,7 +73,7 @@ hw_counters_vs_rdma() {
 }
 
 prometheus() {
-	local out
+	local out msg
 
 	RET=0
 	out=$(rt -o prometheus port show)
@@ -85,7 +85,11 @@ prometheus() {
 	! echo "$out" | grep -v '^# \(HELP\|TYPE\) ' |
 		grep -Evq '^rocetune_[a-z_]+\{([a-z_]+="[^"]*",?)+\} [0-9]+$'
 	check_err $? "lines not in the text exposition format"
-	log_test "-o prometheus: text exposition format"
+	if command -v promtool > /dev/null; then
+		msg=$(promtool check metrics <<< "$out" 2>&1)
+		check_err $? "promtool: $msg"
+	fi
+	log_test "-o prometheus: text exposition format (promtool check metrics)"
 }
 
 config_roundtrip() {

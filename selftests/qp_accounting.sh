@@ -6,7 +6,7 @@
 # tcpdump; every counter of every QP must equal what the capture counts for
 # that QP.  See qp_lib.sh for the captures.
 
-ALL_TESTS="rc_pingpong send_bw_4qp_ce write_bw_loss ud_pingpong qps_kept_apart top_k_and_delta qpn_fresh top_k_since_sample"
+ALL_TESTS="rc_pingpong send_bw_4qp_ce write_bw_loss ud_pingpong qps_kept_apart qp_prometheus top_k_and_delta qpn_fresh top_k_since_sample"
 
 source "$(dirname "$0")/qp_lib.sh"
 
@@ -97,6 +97,30 @@ qps_kept_apart() {
 	[ "${n:-0}" -eq 4 ]
 	check_err $? "only ${n:-0} of 4 QP pairs agree between the two ends"
 	log_test "ib_send_bw -q 4: 4 QP pairs kept apart, each pair consistent"
+}
+
+qp_prometheus() {
+	local prom json n bad
+
+	RET=0
+	prom=$("$RT_CLI" -o prometheus qp show)
+	check_err $? "qp show -o prometheus failed"
+	if command -v promtool > /dev/null; then
+		promtool check metrics <<< "$prom" > "$OUT/promtool.log" 2>&1
+		check_err $? "promtool: $(tr '\n' ' ' < "$OUT/promtool.log")"
+	fi
+	# Every QP's rx_pkts and rx_ecn_ce_pkts as in the JSON output.
+	json=$("$RT_CLI" -j qp show)
+	n=$(jq length <<< "$json")
+	bad=$(jq -r '.[] | "rocetune_qp_rx_pkts_total{dev=\"\(.dev)\",qpn=\"\(.qpn)\",\(
+		if .type then "type=\"\(.type)\"," else "" end)\(
+		if .comm then "comm=\"\(.comm)\"," else "" end)} \(.rx_pkts)"' \
+		<<< "$json" | sed 's/,}/}/' | grep -vxF -f <(grep '^rocetune_qp_rx_pkts_total' <<< "$prom"))
+	[ "$n" -gt 0 ] && [ -z "$bad" ]
+	check_err $? "$n QPs; not in the Prometheus output: $bad"
+	[ "$(grep -c '^rocetune_qp_rx_ecn_ce_pkts_total' <<< "$prom")" = "$n" ]
+	check_err $? "not one rx_ecn_ce_pkts sample per QP"
+	log_test "qp show -o prometheus: one sample per QP and counter, equal to -j's ($n QPs)"
 }
 
 top_k_and_delta() {

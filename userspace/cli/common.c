@@ -246,7 +246,7 @@ int rt_cli_no_prometheus(const struct rt_cli *cli)
 {
 	if (cli->output != RT_OUTPUT_PROMETHEUS)
 		return 0;
-	rt_usage_error("-o prometheus is only supported by \"port show\"");
+	rt_usage_error("-o prometheus is only supported by \"port show\" and \"qp show\"");
 	return RT_EXIT_USAGE;
 }
 

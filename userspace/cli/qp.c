@@ -2,7 +2,8 @@
 /*
  * rocetune qp: per-QP accounting of software RoCE devices.
  *
- *	rocetune qp show [ dev DEV ] [ qpn N ] [ top K [ by FIELD ] ]
+ *	rocetune [ -o prometheus ] qp show [ dev DEV ] [ qpn N ]
+ *			 [ top K [ by FIELD ] ]
  *			 [ since GEN | changed ]
  *	rocetune qp stats [ dev DEV ]
  *	rocetune qp set [ dev DEV accounting { on | off } ] [ table-max N ]
@@ -27,32 +28,7 @@
 #include <netlink/msg.h>
 
 #include "rocetune.h"
-
-/* The counters of a QP, in output order: JSON key, text keyword. */
-static const struct {
-	int attr;
-	const char *key;
-	const char *label;
-} rt_qp_cnts[] = {
-	{ ROCETUNE_A_QP_RX_PKTS, "rx_pkts", "rx-pkts" },
-	{ ROCETUNE_A_QP_RX_BYTES, "rx_bytes", "rx-bytes" },
-	{ ROCETUNE_A_QP_TX_PKTS, "tx_pkts", "tx-pkts" },
-	{ ROCETUNE_A_QP_TX_BYTES, "tx_bytes", "tx-bytes" },
-	{ ROCETUNE_A_QP_RX_ECN_CE_PKTS, "rx_ecn_ce_pkts", "rx-ecn-ce" },
-	{ ROCETUNE_A_QP_RX_ECN_ECT_PKTS, "rx_ecn_ect_pkts", "rx-ecn-ect" },
-	{ ROCETUNE_A_QP_TX_ECN_ECT_PKTS, "tx_ecn_ect_pkts", "tx-ecn-ect" },
-	{ ROCETUNE_A_QP_RX_CNP_PKTS, "rx_cnp_pkts", "rx-cnp" },
-	{ ROCETUNE_A_QP_TX_CNP_PKTS, "tx_cnp_pkts", "tx-cnp" },
-	{ ROCETUNE_A_QP_RX_NAK_SEQ_ERR, "rx_nak_seq_err", "rx-nak-seq-err" },
-	{ ROCETUNE_A_QP_RX_RNR_NAK, "rx_rnr_nak", "rx-rnr-nak" },
-	{ ROCETUNE_A_QP_TX_NAK_SEQ_ERR, "tx_nak_seq_err", "tx-nak-seq-err" },
-	{ ROCETUNE_A_QP_TX_RNR_NAK, "tx_rnr_nak", "tx-rnr-nak" },
-	{ ROCETUNE_A_QP_TX_RETRANSMIT_PKTS, "tx_retransmit_pkts",
-	  "tx-retransmit" },
-	{ ROCETUNE_A_QP_RX_ACKREQ_PKTS, "rx_ackreq_pkts", "rx-ackreq" },
-};
-
-#define RT_QP_NCNT	(sizeof(rt_qp_cnts) / sizeof(rt_qp_cnts[0]))
+#include "rt_prom.h"
 
 struct rt_qp_req {
 	char dev[RT_NAME_LEN];		/* "" for all */
@@ -65,126 +41,100 @@ struct rt_qp_req {
 	bool changed;			/* since the previous "changed" call */
 };
 
-/* State of one "qp show": the highest dump generation seen. */
+/*
+ * State of one "qp show": the highest dump generation seen; for
+ * Prometheus, the QPs (the format groups samples by metric).
+ */
 struct rt_qp_show_ctx {
 	struct rt_cli *cli;
 	uint64_t gen;
 	unsigned int n;
+	struct rt_qp *v;
+	size_t nv, cap;
 };
 
-static const char *rt_qp_type_name(unsigned int t)
+static void rt_qp_print(struct rt_print *pr, const struct rt_qp *qp)
 {
-	/* enum ib_qp_type */
-	static const char * const names[] = {
-		[0] = "SMI", [1] = "GSI", [2] = "RC", [3] = "UC", [4] = "UD",
-		[5] = "RAW_IPV6", [6] = "RAW_ETHERTYPE", [8] = "RAW_PACKET",
-		[9] = "XRC_INI", [10] = "XRC_TGT",
-	};
+	size_t i;
 
-	if (t < sizeof(names) / sizeof(names[0]) && names[t])
-		return names[t];
-	return "other";
-}
-
-static uint64_t rt_qp_u(const struct nlattr *a)
-{
-	switch (nla_len(a)) {
-	case 1:
-		return nla_get_u8(a);
-	case 4:
-		return nla_get_u32(a);
-	case 8:
-		return nla_get_u64(a);
-	}
-	return 0;
-}
-
-static int rt_qp_show_cb(const struct nlmsghdr *nlh, void *arg)
-{
-	struct nlattr *tb[ROCETUNE_A_MAX + 1], *q[ROCETUNE_A_QP_MAX + 1];
-	struct rt_qp_show_ctx *ctx = arg;
-	struct rt_print *pr = &ctx->cli->pr;
-	unsigned int i;
-
-	if (genlmsg_parse((struct nlmsghdr *)nlh, 0, tb, ROCETUNE_A_MAX,
-			  NULL) < 0 ||
-	    !tb[ROCETUNE_A_QP] ||
-	    nla_parse_nested(q, ROCETUNE_A_QP_MAX, tb[ROCETUNE_A_QP], NULL) < 0 ||
-	    !q[ROCETUNE_A_QP_QPN]) {
-		rt_error("malformed QP message from the kernel");
-		return -EINVAL;
-	}
 	rt_print_open_object(pr, NULL);
-	if (tb[ROCETUNE_A_DEV_NAME])
-		rt_print_string(pr, RT_PRINT_ANY, "dev", "%s",
-				nla_get_string(tb[ROCETUNE_A_DEV_NAME]));
-	if (tb[ROCETUNE_A_DEV_INDEX])
+	if (rt_has(qp->attrs, ROCETUNE_A_DEV_NAME))
+		rt_print_string(pr, RT_PRINT_ANY, "dev", "%s", qp->dev);
+	if (rt_has(qp->attrs, ROCETUNE_A_DEV_INDEX))
 		rt_print_uint(pr, RT_PRINT_JSON, "dev_index", NULL,
-			      nla_get_u32(tb[ROCETUNE_A_DEV_INDEX]));
-	rt_print_uint(pr, RT_PRINT_ANY, "qpn", " qpn %" PRIu64,
-		      nla_get_u32(q[ROCETUNE_A_QP_QPN]));
-	if (q[ROCETUNE_A_QP_TYPE])
+			      qp->dev_index);
+	rt_print_uint(pr, RT_PRINT_ANY, "qpn", " qpn %" PRIu64, qp->qpn);
+	if (rt_has(qp->qattrs, ROCETUNE_A_QP_TYPE))
 		rt_print_string(pr, RT_PRINT_ANY, "type", " type %s",
-				rt_qp_type_name(nla_get_u8(q[ROCETUNE_A_QP_TYPE])));
-	if (q[ROCETUNE_A_QP_REMOTE_QPN])
+				rt_qp_type_name(qp->type));
+	if (rt_has(qp->qattrs, ROCETUNE_A_QP_REMOTE_QPN))
 		rt_print_uint(pr, RT_PRINT_ANY, "remote_qpn", " rqpn %" PRIu64,
-			      nla_get_u32(q[ROCETUNE_A_QP_REMOTE_QPN]));
-	if (q[ROCETUNE_A_QP_PID])
-		rt_print_uint(pr, RT_PRINT_ANY, "pid", " pid %" PRIu64,
-			      nla_get_u32(q[ROCETUNE_A_QP_PID]));
-	if (q[ROCETUNE_A_QP_COMM])
-		rt_print_string(pr, RT_PRINT_ANY, "comm", " comm %s",
-				nla_get_string(q[ROCETUNE_A_QP_COMM]));
-	if (q[ROCETUNE_A_QP_DESTROYED_NS])
+			      qp->remote_qpn);
+	if (rt_has(qp->qattrs, ROCETUNE_A_QP_PID))
+		rt_print_uint(pr, RT_PRINT_ANY, "pid", " pid %" PRIu64, qp->pid);
+	if (rt_has(qp->qattrs, ROCETUNE_A_QP_COMM))
+		rt_print_string(pr, RT_PRINT_ANY, "comm", " comm %s", qp->comm);
+	if (rt_has(qp->qattrs, ROCETUNE_A_QP_DESTROYED_NS))
 		rt_print_uint(pr, RT_PRINT_ANY, "destroyed_ns",
-			      " destroyed-ns %" PRIu64,
-			      nla_get_u64(q[ROCETUNE_A_QP_DESTROYED_NS]));
-	if (tb[ROCETUNE_A_QP_GEN]) {
-		uint64_t gen = nla_get_u64(tb[ROCETUNE_A_QP_GEN]);
-
-		rt_print_uint(pr, RT_PRINT_ANY, "gen", " gen %" PRIu64, gen);
-		if (gen > ctx->gen)
-			ctx->gen = gen;
-	}
-	ctx->n++;
-	if (q[ROCETUNE_A_QP_TOP_DELTA])
+			      " destroyed-ns %" PRIu64, qp->destroyed_ns);
+	if (rt_has(qp->attrs, ROCETUNE_A_QP_GEN))
+		rt_print_uint(pr, RT_PRINT_ANY, "gen", " gen %" PRIu64, qp->gen);
+	if (rt_has(qp->qattrs, ROCETUNE_A_QP_TOP_DELTA))
 		rt_print_uint(pr, RT_PRINT_ANY, "top_delta", " delta %" PRIu64,
-			      nla_get_u64(q[ROCETUNE_A_QP_TOP_DELTA]));
-	if (q[ROCETUNE_A_QP_CHANGED_GEN])
+			      qp->top_delta);
+	if (rt_has(qp->qattrs, ROCETUNE_A_QP_CHANGED_GEN))
 		rt_print_uint(pr, RT_PRINT_JSON, "changed_gen", NULL,
-			      nla_get_u64(q[ROCETUNE_A_QP_CHANGED_GEN]));
-	if (q[ROCETUNE_A_QP_FIRST_SEEN_NS])
+			      qp->changed_gen);
+	if (rt_has(qp->qattrs, ROCETUNE_A_QP_FIRST_SEEN_NS))
 		rt_print_uint(pr, RT_PRINT_JSON, "first_seen_ns", NULL,
-			      nla_get_u64(q[ROCETUNE_A_QP_FIRST_SEEN_NS]));
-	if (q[ROCETUNE_A_QP_LAST_SEEN_NS])
+			      qp->first_seen_ns);
+	if (rt_has(qp->qattrs, ROCETUNE_A_QP_LAST_SEEN_NS))
 		rt_print_uint(pr, RT_PRINT_JSON, "last_seen_ns", NULL,
-			      nla_get_u64(q[ROCETUNE_A_QP_LAST_SEEN_NS]));
+			      qp->last_seen_ns);
 	rt_print_text(pr, "\n   ");
-	for (i = 0; i < RT_QP_NCNT; i++) {
+	for (i = 0; i < rt_qp_counter_ndescs; i++) {
+		const struct rt_counter_desc *d = &rt_qp_counter_descs[i];
 		char fmt[48];
 
-		if (!q[rt_qp_cnts[i].attr])
+		if (!rt_has(qp->qattrs, d->attr))
 			continue;
-		snprintf(fmt, sizeof(fmt), " %s %%" PRIu64, rt_qp_cnts[i].label);
-		rt_print_uint(pr, RT_PRINT_ANY, rt_qp_cnts[i].key, fmt,
-			      rt_qp_u(q[rt_qp_cnts[i].attr]));
-		if (i == 7)
+		snprintf(fmt, sizeof(fmt), " %s %%" PRIu64, d->label);
+		rt_print_uint(pr, RT_PRINT_ANY, d->key, fmt, qp->cnt[d->attr]);
+		/* Two text lines: traffic, ECN and CNPs; then NAKs. */
+		if (d->attr == ROCETUNE_A_QP_TX_CNP_PKTS)
 			rt_print_text(pr, "\n   ");
 	}
 	rt_print_text(pr, "\n");
 	rt_print_close_object(pr);
-	return 0;
 }
 
-static int rt_qp_counter_attr(const char *name)
+static int rt_qp_show_cb(const struct nlmsghdr *nlh, void *arg)
 {
-	unsigned int i;
+	struct rt_qp_show_ctx *ctx = arg;
+	struct rt_qp qp;
 
-	for (i = 0; i < RT_QP_NCNT; i++)
-		if (!strcmp(name, rt_qp_cnts[i].key) ||
-		    !strcmp(name, rt_qp_cnts[i].label))
-			return rt_qp_cnts[i].attr;
-	return -1;
+	if (rt_qp_parse(nlh, &qp)) {
+		rt_error("malformed QP message from the kernel");
+		return -EINVAL;
+	}
+	if (qp.gen > ctx->gen)
+		ctx->gen = qp.gen;
+	ctx->n++;
+	if (ctx->cli->output != RT_OUTPUT_PROMETHEUS) {
+		rt_qp_print(&ctx->cli->pr, &qp);
+		return 0;
+	}
+	if (ctx->nv == ctx->cap) {
+		size_t cap = ctx->cap ? 2 * ctx->cap : 64;
+		struct rt_qp *v = realloc(ctx->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		ctx->v = v;
+		ctx->cap = cap;
+	}
+	ctx->v[ctx->nv++] = qp;
+	return 0;
 }
 
 static int rt_qp_show_parse(struct rt_cli *cli, struct rt_qp_req *req)
@@ -205,17 +155,15 @@ static int rt_qp_show_parse(struct rt_cli *cli, struct rt_qp_req *req)
 			rt_arg_next(cli);
 			err = rt_arg_u32(cli, "top", 1, UINT32_MAX, &req->top_k);
 			if (!err && rt_arg_is(cli, "by")) {
-				const char *f;
-				int a;
+				const struct rt_counter_desc *d;
 
 				rt_arg_next(cli);
-				f = rt_arg_next(cli);
-				a = f ? rt_qp_counter_attr(f) : -1;
-				if (a < 0) {
+				d = rt_qp_counter_by_name(rt_arg_next(cli));
+				if (!d) {
 					rt_usage_error("\"by\" needs a QP counter, e.g. rx_ecn_ce_pkts");
 					return RT_EXIT_USAGE;
 				}
-				req->top_by = a;
+				req->top_by = d->attr;
 			}
 		} else if (rt_arg_is(cli, "since")) {
 			rt_arg_next(cli);
@@ -329,8 +277,6 @@ static int rt_qp_show(struct rt_cli *cli)
 	int err;
 
 	err = rt_qp_show_parse(cli, &req);
-	if (!err)
-		err = rt_cli_no_prometheus(cli);
 	if (!err && req.changed)
 		err = rt_qp_state_path(path, sizeof(path), req.top_k);
 	if (err)
@@ -352,6 +298,9 @@ static int rt_qp_show(struct rt_cli *cli)
 		err = rt_qp_show_req(cli, &req, &ctx);
 	}
 	rt_print_close_array(&cli->pr);
+	if (!err && cli->output == RT_OUTPUT_PROMETHEUS)
+		rt_prom_write_qps(stdout, ctx.v, ctx.nv);
+	free(ctx.v);
 	if (err == -ESTALE)
 		return rt_cli_nl_error(cli, err, "qp show: top-K sample not held (a newer top-K dump replaced it)");
 	if (err)
@@ -497,8 +446,8 @@ static int rt_qp_set(struct rt_cli *cli)
 static int rt_qp_help(struct rt_cli *cli)
 {
 	(void)cli;
-	printf("Usage: rocetune qp show [ dev DEV ] [ qpn N ] [ top K [ by FIELD ] ]\n"
-	       "                        [ since GEN | changed ]\n"
+	printf("Usage: rocetune [ -j [ -p ] | -o prometheus ] qp show [ dev DEV ] [ qpn N ]\n"
+	       "                        [ top K [ by FIELD ] ] [ since GEN | changed ]\n"
 	       "       rocetune qp stats [ dev DEV ]\n"
 	       "       rocetune qp set [ dev DEV accounting { on | off } ] [ table-max N ]\n"
 	       "       rocetune qp help\n"

@@ -37,6 +37,52 @@ const struct rt_counter_desc rt_counter_descs[] = {
 
 const size_t rt_counter_ndescs = ARRAY_SIZE(rt_counter_descs);
 
+const struct rt_counter_desc rt_qp_counter_descs[] = {
+	{ ROCETUNE_A_QP_RX_PKTS, "rx_pkts", "rx-pkts",
+	  "RoCE packets received by the QP" },
+	{ ROCETUNE_A_QP_RX_BYTES, "rx_bytes", "rx-bytes",
+	  "Bytes (IP length) received by the QP" },
+	{ ROCETUNE_A_QP_TX_PKTS, "tx_pkts", "tx-pkts",
+	  "RoCE packets sent by the QP" },
+	{ ROCETUNE_A_QP_TX_BYTES, "tx_bytes", "tx-bytes",
+	  "Bytes (IP length) sent by the QP" },
+	{ ROCETUNE_A_QP_RX_ECN_CE_PKTS, "rx_ecn_ce_pkts", "rx-ecn-ce",
+	  "Packets received with ECN Congestion Experienced" },
+	{ ROCETUNE_A_QP_RX_ECN_ECT_PKTS, "rx_ecn_ect_pkts", "rx-ecn-ect",
+	  "Packets received ECN-capable, not marked" },
+	{ ROCETUNE_A_QP_TX_ECN_ECT_PKTS, "tx_ecn_ect_pkts", "tx-ecn-ect",
+	  "Packets sent ECN-capable" },
+	{ ROCETUNE_A_QP_RX_CNP_PKTS, "rx_cnp_pkts", "rx-cnp",
+	  "Congestion Notification Packets received" },
+	{ ROCETUNE_A_QP_TX_CNP_PKTS, "tx_cnp_pkts", "tx-cnp",
+	  "Congestion Notification Packets sent" },
+	{ ROCETUNE_A_QP_RX_NAK_SEQ_ERR, "rx_nak_seq_err", "rx-nak-seq-err",
+	  "PSN sequence error NAKs received" },
+	{ ROCETUNE_A_QP_RX_RNR_NAK, "rx_rnr_nak", "rx-rnr-nak",
+	  "Receiver-not-ready NAKs received" },
+	{ ROCETUNE_A_QP_TX_NAK_SEQ_ERR, "tx_nak_seq_err", "tx-nak-seq-err",
+	  "PSN sequence error NAKs sent" },
+	{ ROCETUNE_A_QP_TX_RNR_NAK, "tx_rnr_nak", "tx-rnr-nak",
+	  "Receiver-not-ready NAKs sent" },
+	{ ROCETUNE_A_QP_TX_RETRANSMIT_PKTS, "tx_retransmit_pkts",
+	  "tx-retransmit", "Request packets retransmitted" },
+	{ ROCETUNE_A_QP_RX_ACKREQ_PKTS, "rx_ackreq_pkts", "rx-ackreq",
+	  "Packets received with the AckReq bit" },
+};
+
+const size_t rt_qp_counter_ndescs = ARRAY_SIZE(rt_qp_counter_descs);
+
+const struct rt_counter_desc *rt_qp_counter_by_name(const char *name)
+{
+	size_t i;
+
+	for (i = 0; name && i < rt_qp_counter_ndescs; i++)
+		if (!strcmp(rt_qp_counter_descs[i].key, name) ||
+		    !strcmp(rt_qp_counter_descs[i].label, name))
+			return &rt_qp_counter_descs[i];
+	return NULL;
+}
+
 const struct rt_counter_desc *rt_counter_by_attr(unsigned int attr)
 {
 	size_t i;

@@ -36,6 +36,16 @@ const struct rt_counter_desc *rt_counter_by_attr(unsigned int attr);
 const struct rt_counter_desc *rt_counter_by_key(const char *key);
 
 /*
+ * The per-QP counters (ROCETUNE_A_QP_*, all u64), in output order; the
+ * text label is the short one "rocetune qp show" prints.
+ */
+extern const struct rt_counter_desc rt_qp_counter_descs[];
+extern const size_t rt_qp_counter_ndescs;
+
+/* A per-QP counter by its JSON key or text label; NULL when unknown. */
+const struct rt_counter_desc *rt_qp_counter_by_name(const char *name);
+
+/*
  * A set of counter values, as nested in ROCETUNE_A_COUNTERS or
  * ROCETUNE_A_RATES.  A counter the device does not have is absent (its
  * bit in @present clear), never zero.

@@ -40,6 +40,8 @@ static struct nla_policy rt_policy[ROCETUNE_A_MAX + 1] = {
 	[ROCETUNE_A_EVENT_THRESH]	= { .type = NLA_U64 },
 	[ROCETUNE_A_EVENT_DURATION_MS]	= { .type = NLA_U64 },
 	[ROCETUNE_A_DEV_OLD_NAME]	= { .type = NLA_STRING },
+	[ROCETUNE_A_QP]			= { .type = NLA_NESTED },
+	[ROCETUNE_A_QP_GEN]		= { .type = NLA_U64 },
 };
 
 static struct nla_policy rt_hwc_policy[ROCETUNE_A_HWC_MAX + 1] = {
@@ -295,6 +297,75 @@ int rt_event_parse(const struct nlmsghdr *nlh, struct rt_event *ev)
 	rt_get_name(ev->old_name, tb[ROCETUNE_A_DEV_OLD_NAME]);
 	rt_get_name(ev->netdev, tb[ROCETUNE_A_PORT_NETDEV_NAME]);
 	return 0;
+}
+
+static struct nla_policy rt_qp_policy[ROCETUNE_A_QP_MAX + 1] = {
+	[ROCETUNE_A_QP_QPN]		= { .type = NLA_U32 },
+	[ROCETUNE_A_QP_TYPE]		= { .type = NLA_U8 },
+	[ROCETUNE_A_QP_REMOTE_QPN]	= { .type = NLA_U32 },
+	[ROCETUNE_A_QP_PID]		= { .type = NLA_U32 },
+	[ROCETUNE_A_QP_COMM]		= { .type = NLA_STRING },
+	[ROCETUNE_A_QP_CHANGED_GEN]	= { .type = NLA_U64 },
+	[ROCETUNE_A_QP_FIRST_SEEN_NS]	= { .type = NLA_U64 },
+	[ROCETUNE_A_QP_LAST_SEEN_NS]	= { .type = NLA_U64 },
+	[ROCETUNE_A_QP_HW_COUNTERS]	= { .type = NLA_NESTED },
+	[ROCETUNE_A_QP_DEV_INDEX]	= { .type = NLA_U32 },
+	[ROCETUNE_A_QP_DESTROYED_NS]	= { .type = NLA_U64 },
+	[ROCETUNE_A_QP_TOP_DELTA]	= { .type = NLA_U64 },
+};
+
+int rt_qp_parse(const struct nlmsghdr *nlh, struct rt_qp *qp)
+{
+	struct nlattr *tb[ROCETUNE_A_MAX + 1], *q[ROCETUNE_A_QP_MAX + 1];
+	size_t i;
+	int err;
+
+	memset(qp, 0, sizeof(*qp));
+	err = rt_parse_top(nlh, tb, &qp->attrs);
+	if (err)
+		return err;
+	if (!tb[ROCETUNE_A_QP] ||
+	    nla_parse_nested(q, ROCETUNE_A_QP_MAX, tb[ROCETUNE_A_QP],
+			     rt_qp_policy) < 0 ||
+	    !q[ROCETUNE_A_QP_QPN])
+		return -EINVAL;
+	/* The counters are u64: one of another size is malformed. */
+	for (i = 0; i < rt_qp_counter_ndescs; i++) {
+		struct nlattr *a = q[rt_qp_counter_descs[i].attr];
+
+		if (a && nla_len(a) != sizeof(uint64_t))
+			return -EINVAL;
+		qp->cnt[rt_qp_counter_descs[i].attr] = rt_get_u64(a);
+	}
+	qp->qattrs = rt_attr_mask(q, ROCETUNE_A_QP_MAX);
+	qp->dev_index = rt_get_u32(tb[ROCETUNE_A_DEV_INDEX]);
+	rt_get_name(qp->dev, tb[ROCETUNE_A_DEV_NAME]);
+	qp->gen = rt_get_u64(tb[ROCETUNE_A_QP_GEN]);
+	qp->qpn = rt_get_u32(q[ROCETUNE_A_QP_QPN]);
+	qp->type = rt_get_u8(q[ROCETUNE_A_QP_TYPE]);
+	qp->remote_qpn = rt_get_u32(q[ROCETUNE_A_QP_REMOTE_QPN]);
+	qp->pid = rt_get_u32(q[ROCETUNE_A_QP_PID]);
+	rt_get_name(qp->comm, q[ROCETUNE_A_QP_COMM]);
+	qp->changed_gen = rt_get_u64(q[ROCETUNE_A_QP_CHANGED_GEN]);
+	qp->first_seen_ns = rt_get_u64(q[ROCETUNE_A_QP_FIRST_SEEN_NS]);
+	qp->last_seen_ns = rt_get_u64(q[ROCETUNE_A_QP_LAST_SEEN_NS]);
+	qp->destroyed_ns = rt_get_u64(q[ROCETUNE_A_QP_DESTROYED_NS]);
+	qp->top_delta = rt_get_u64(q[ROCETUNE_A_QP_TOP_DELTA]);
+	return 0;
+}
+
+const char *rt_qp_type_name(unsigned int type)
+{
+	/* enum ib_qp_type */
+	static const char * const names[] = {
+		[0] = "SMI", [1] = "GSI", [2] = "RC", [3] = "UC", [4] = "UD",
+		[5] = "RAW_IPV6", [6] = "RAW_ETHERTYPE", [8] = "RAW_PACKET",
+		[9] = "XRC_INI", [10] = "XRC_TGT",
+	};
+
+	if (type < ARRAY_SIZE(names) && names[type])
+		return names[type];
+	return "other";
 }
 
 static const char * const rt_port_states[] = {

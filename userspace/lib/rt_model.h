@@ -108,6 +108,26 @@ struct rt_event {
 	char netdev[RT_NAME_LEN];
 };
 
+/* One QP of QP_GET: the message's attributes and its ROCETUNE_A_QP nest. */
+struct rt_qp {
+	uint64_t attrs;			/* bit 1 << ROCETUNE_A_* */
+	uint64_t qattrs;		/* bit 1 << ROCETUNE_A_QP_* */
+	uint32_t dev_index;
+	uint64_t gen;			/* the dump's generation */
+	uint32_t qpn;
+	uint8_t type;			/* enum ib_qp_type */
+	uint32_t remote_qpn;
+	uint32_t pid;
+	uint64_t changed_gen;
+	uint64_t first_seen_ns;
+	uint64_t last_seen_ns;
+	uint64_t destroyed_ns;
+	uint64_t top_delta;
+	uint64_t cnt[ROCETUNE_A_QP_MAX + 1];	/* by ROCETUNE_A_QP_* */
+	char dev[RT_NAME_LEN];
+	char comm[RT_NAME_LEN];
+};
+
 /*
  * Parsers of one ROCETUNE_CMD_* message (generic netlink header included).
  * They validate attribute types and lengths, skip attributes they do not
@@ -119,9 +139,12 @@ int rt_port_parse(const struct nlmsghdr *nlh, struct rt_port *port);
 void rt_port_free(struct rt_port *port);
 int rt_config_parse(const struct nlmsghdr *nlh, struct rt_config *cfg);
 int rt_event_parse(const struct nlmsghdr *nlh, struct rt_event *ev);
+int rt_qp_parse(const struct nlmsghdr *nlh, struct rt_qp *qp);
 
 /* Names: "active", "storm_start", ...; NULL when unknown. */
 const char *rt_port_state_name(unsigned int state);
 const char *rt_event_name(unsigned int type);
+/* "RC", "UD", ... of enum ib_qp_type; "other" when unknown. */
+const char *rt_qp_type_name(unsigned int type);
 
 #endif /* RT_MODEL_H */

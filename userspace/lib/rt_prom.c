@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * rocetune user-space library: ports in the Prometheus text format.
+ * rocetune user-space library: ports and QPs in the Prometheus text format.
  */
 #include <inttypes.h>
 #include <string.h>
@@ -169,4 +169,42 @@ void rt_prom_write_ports(FILE *f, const struct rt_port *ports, size_t n,
 	rt_prom_storm(f, ports, n);
 	if (hw)
 		rt_prom_hw(f, ports, n);
+}
+
+static void rt_prom_qp_labels(FILE *f, const struct rt_qp *qp)
+{
+	fputs("{dev=", f);
+	rt_prom_label_value(f, qp->dev);
+	fprintf(f, ",qpn=\"%" PRIu32 "\"", qp->qpn);
+	if (rt_has(qp->qattrs, ROCETUNE_A_QP_TYPE))
+		fprintf(f, ",type=\"%s\"", rt_qp_type_name(qp->type));
+	if (rt_has(qp->qattrs, ROCETUNE_A_QP_COMM)) {
+		fputs(",comm=", f);
+		rt_prom_label_value(f, qp->comm);
+	}
+	fputc('}', f);
+}
+
+void rt_prom_write_qps(FILE *f, const struct rt_qp *qps, size_t n)
+{
+	char name[96];
+	size_t i, j;
+	bool header;
+
+	for (i = 0; i < rt_qp_counter_ndescs; i++) {
+		const struct rt_counter_desc *d = &rt_qp_counter_descs[i];
+
+		snprintf(name, sizeof(name), "rocetune_qp_%s_total", d->key);
+		header = false;
+		for (j = 0; j < n; j++) {
+			if (!rt_has(qps[j].qattrs, d->attr))
+				continue;
+			if (!header)
+				rt_prom_header(f, name, d->help, "counter");
+			header = true;
+			fputs(name, f);
+			rt_prom_qp_labels(f, &qps[j]);
+			fprintf(f, " %" PRIu64 "\n", qps[j].cnt[d->attr]);
+		}
+	}
 }

@@ -249,6 +249,74 @@ static void dev_parses(void **state)
 	nlmsg_free(msg);
 }
 
+static void qp_parses(void **state)
+{
+	struct nl_msg *msg = msg_new(ROCETUNE_CMD_QP_GET);
+	struct nlattr *q;
+	struct rt_qp qp;
+
+	(void)state;
+	nla_put_u32(msg, ROCETUNE_A_DEV_INDEX, 3);
+	nla_put_string(msg, ROCETUNE_A_DEV_NAME, "rxe1");
+	nla_put_u64(msg, ROCETUNE_A_QP_GEN, 42);
+	q = nest(msg, ROCETUNE_A_QP);
+	nla_put_u32(msg, ROCETUNE_A_QP_QPN, 17);
+	nla_put_u8(msg, ROCETUNE_A_QP_TYPE, 2);
+	nla_put_string(msg, ROCETUNE_A_QP_COMM, "ib_write_bw");
+	nla_put_u64(msg, ROCETUNE_A_QP_RX_ECN_CE_PKTS, 5);
+	nla_put_u64(msg, ROCETUNE_A_QP_TOP_DELTA, 4);
+	nla_put_u32(msg, 200, 1);	/* newer kernel: skipped */
+	nla_nest_end(msg, q);
+	assert_int_equal(rt_qp_parse(nlmsg_hdr(msg), &qp), 0);
+	assert_int_equal(qp.dev_index, 3);
+	assert_string_equal(qp.dev, "rxe1");
+	assert_int_equal(qp.gen, 42);
+	assert_int_equal(qp.qpn, 17);
+	assert_string_equal(rt_qp_type_name(qp.type), "RC");
+	assert_string_equal(qp.comm, "ib_write_bw");
+	assert_int_equal(qp.cnt[ROCETUNE_A_QP_RX_ECN_CE_PKTS], 5);
+	assert_int_equal(qp.top_delta, 4);
+	assert_true(rt_has(qp.qattrs, ROCETUNE_A_QP_RX_ECN_CE_PKTS));
+	assert_false(rt_has(qp.qattrs, ROCETUNE_A_QP_RX_PKTS));
+	assert_false(rt_has(qp.qattrs, ROCETUNE_A_QP_PID));
+	nlmsg_free(msg);
+}
+
+static void qp_rejects_malformed(void **state)
+{
+	struct nl_msg *msg = msg_new(ROCETUNE_CMD_QP_GET);
+	struct nlattr *q;
+	struct rt_qp qp;
+
+	(void)state;
+	/* No QP nest. */
+	nla_put_u32(msg, ROCETUNE_A_DEV_INDEX, 3);
+	assert_int_equal(rt_qp_parse(nlmsg_hdr(msg), &qp), -EINVAL);
+	nlmsg_free(msg);
+	/* A counter that is not a u64. */
+	msg = msg_new(ROCETUNE_CMD_QP_GET);
+	q = nest(msg, ROCETUNE_A_QP);
+	nla_put_u32(msg, ROCETUNE_A_QP_QPN, 17);
+	nla_put_u32(msg, ROCETUNE_A_QP_RX_PKTS, 5);
+	nla_nest_end(msg, q);
+	assert_int_equal(rt_qp_parse(nlmsg_hdr(msg), &qp), -EINVAL);
+	nlmsg_free(msg);
+	/* No QP number. */
+	msg = msg_new(ROCETUNE_CMD_QP_GET);
+	q = nest(msg, ROCETUNE_A_QP);
+	nla_put_u64(msg, ROCETUNE_A_QP_RX_PKTS, 5);
+	nla_nest_end(msg, q);
+	assert_int_equal(rt_qp_parse(nlmsg_hdr(msg), &qp), -EINVAL);
+	nlmsg_free(msg);
+	/* Names of counters: key and label, nothing else. */
+	assert_int_equal(rt_qp_counter_by_name("rx_ecn_ce_pkts")->attr,
+			 ROCETUNE_A_QP_RX_ECN_CE_PKTS);
+	assert_int_equal(rt_qp_counter_by_name("tx-retransmit")->attr,
+			 ROCETUNE_A_QP_TX_RETRANSMIT_PKTS);
+	assert_null(rt_qp_counter_by_name("rx_ecn"));
+	assert_null(rt_qp_counter_by_name(NULL));
+}
+
 static void dev_name_truncated(void **state)
 {
 	struct nl_msg *msg = msg_new(ROCETUNE_CMD_DEV_GET);
@@ -452,6 +520,8 @@ int main(void)
 		cmocka_unit_test(port_rejects_malformed),
 		cmocka_unit_test(dev_parses),
 		cmocka_unit_test(dev_name_truncated),
+		cmocka_unit_test(qp_parses),
+		cmocka_unit_test(qp_rejects_malformed),
 		cmocka_unit_test(config_parses),
 		cmocka_unit_test(event_parses),
 		cmocka_unit_test(names),

@@ -387,6 +387,37 @@ static void prometheus_hw(void **state)
 	free(o.s);
 }
 
+static void prometheus_qps(void **state)
+{
+	struct rt_qp q[2];
+	struct out o;
+
+	(void)state;
+	memset(q, 0, sizeof(q));
+	strcpy(q[0].dev, "rxe0");
+	q[0].qpn = 17;
+	q[0].type = 2;
+	strcpy(q[0].comm, "ib_write_bw");
+	q[0].qattrs = RT_BIT(ROCETUNE_A_QP_TYPE) | RT_BIT(ROCETUNE_A_QP_COMM) |
+		      RT_BIT(ROCETUNE_A_QP_RX_ECN_CE_PKTS);
+	q[0].cnt[ROCETUNE_A_QP_RX_ECN_CE_PKTS] = 9;
+	strcpy(q[1].dev, "rxe1");
+	q[1].qpn = 1;
+	q[1].qattrs = RT_BIT(ROCETUNE_A_QP_RX_ECN_CE_PKTS) |
+		      RT_BIT(ROCETUNE_A_QP_TX_PKTS);
+	q[1].cnt[ROCETUNE_A_QP_TX_PKTS] = 3;
+	out_open(&o, false, false);
+	rt_prom_write_qps(o.f, q, 2);
+	out_check(&o,
+		"# HELP rocetune_qp_tx_pkts_total RoCE packets sent by the QP\n"
+		"# TYPE rocetune_qp_tx_pkts_total counter\n"
+		"rocetune_qp_tx_pkts_total{dev=\"rxe1\",qpn=\"1\"} 3\n"
+		"# HELP rocetune_qp_rx_ecn_ce_pkts_total Packets received with ECN Congestion Experienced\n"
+		"# TYPE rocetune_qp_rx_ecn_ce_pkts_total counter\n"
+		"rocetune_qp_rx_ecn_ce_pkts_total{dev=\"rxe0\",qpn=\"17\",type=\"RC\",comm=\"ib_write_bw\"} 9\n"
+		"rocetune_qp_rx_ecn_ce_pkts_total{dev=\"rxe1\",qpn=\"1\"} 0\n");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -406,6 +437,7 @@ int main(void)
 		cmocka_unit_test(event_one_path),
 		cmocka_unit_test(prometheus),
 		cmocka_unit_test(prometheus_hw),
+		cmocka_unit_test(prometheus_qps),
 	};
 
 	return cmocka_run_group_tests_name("rt_print", tests, NULL, NULL);

@@ -40,6 +40,24 @@ step() {
 	return $rc
 }
 
+# tap_verdict NAME DST RC SUFFIX: a step's TAP file DST fails when it has
+# no result, or when the step exited RC != 0 without a failed test; print
+# the step's verdict (with SUFFIX).
+tap_verdict() {
+	local name=$1 dst=$2 rc=$3 suffix=$4
+
+	if ! grep -Eq '^(not )?ok ' "$dst"; then
+		echo "not ok 1 $name # no results (exit $rc)" >> "$dst"
+	elif [ "$rc" -ne 0 ] && ! grep -q '^not ok ' "$dst"; then
+		echo "not ok $name # exit $rc" >> "$dst"
+	fi
+	if [ "$rc" -eq 0 ]; then
+		echo "   ok$suffix"
+	else
+		echo "   FAILED$suffix"
+	fi
+}
+
 # tap_step NAME TAPFILE CMD...: CMD writes TAP to TAPFILE (or stdout when
 # TAPFILE is -); its results count one by one.  A run that leaves no result
 # counts as one failure.
@@ -59,16 +77,7 @@ tap_step() {
 		rc=${PIPESTATUS[0]}
 		cp "$tap" "$dst" 2> /dev/null || : > "$dst"
 	fi
-	if ! grep -Eq '^(not )?ok ' "$dst"; then
-		echo "not ok 1 $name # no results (exit $rc)" >> "$dst"
-	elif [ "$rc" -ne 0 ] && ! grep -q '^not ok ' "$dst"; then
-		echo "not ok $name # exit $rc" >> "$dst"
-	fi
-	if [ "$rc" -eq 0 ]; then
-		echo "   ok ($(($(date +%s) - start))s)"
-	else
-		echo "   FAILED ($(($(date +%s) - start))s)"
-	fi
+	tap_verdict "$name" "$dst" "$rc" " ($(($(date +%s) - start))s)"
 }
 
 # tap_collect NAME TAPFILE LOG RC: like tap_step, for a command that has
@@ -80,16 +89,7 @@ tap_collect() {
 	echo "== $name"
 	sed 's/^/   | /' "$log"
 	cp "$tap" "$dst" 2> /dev/null || : > "$dst"
-	if ! grep -Eq '^(not )?ok ' "$dst"; then
-		echo "not ok 1 $name # no results (exit $rc)" >> "$dst"
-	elif [ "$rc" -ne 0 ] && ! grep -q '^not ok ' "$dst"; then
-		echo "not ok $name # exit $rc" >> "$dst"
-	fi
-	if [ "$rc" -eq 0 ]; then
-		echo "   ok"
-	else
-		echo "   FAILED"
-	fi
+	tap_verdict "$name" "$dst" "$rc" ""
 }
 
 kvers=()

@@ -49,8 +49,9 @@ def uapi_enums():
     enums = {}
     for m in re.finditer(r"enum (\w+) \{(.*?)\};", text, re.S):
         vals, n = {}, 0
-        for line in m.group(2).splitlines():
-            line = re.sub(r"/\*.*?\*/", "", line).strip().rstrip(",")
+        body = re.sub(r"/\*.*?\*/", "", m.group(2), flags=re.S)
+        for line in body.splitlines():
+            line = line.strip().rstrip(",")
             if not line:
                 continue
             name, _, expr = line.partition("=")

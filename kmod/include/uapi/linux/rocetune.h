@@ -78,10 +78,7 @@ enum rocetune_attr {
 	ROCETUNE_A_QP_UNATTR_RX,	/* u64: received packets with no QP entry */
 	ROCETUNE_A_QP_UNATTR_TX,	/* u64: sent packets with no local QP known */
 	ROCETUNE_A_QP_LOOPBACK_UNSEEN,	/* u8: 1: same-device traffic is not seen */
-	ROCETUNE_A_QP_TOP_SAMPLE,	/* u64: with TOP_K, rank by the change of
-					 * TOP_BY since the top-K dump that
-					 * returned this GEN (its sample)
-					 */
+	ROCETUNE_A_QP_TOP_SAMPLE,	/* u64: TOP_K by the change since this GEN */
 
 	__ROCETUNE_A_MAX,
 	ROCETUNE_A_MAX = __ROCETUNE_A_MAX - 1

@@ -42,18 +42,21 @@ module_param(qp_max, uint, 0444);
 MODULE_PARM_DESC(qp_max, "Initial maximum number of accounted QPs (all devices)");
 
 static unsigned int qp_linger_ms;
-module_param(qp_linger_ms, uint, 0644);
+module_param(qp_linger_ms, uint, 0444);
 MODULE_PARM_DESC(qp_linger_ms,
-		 "Keep the counters of a destroyed QP this long (ms, default 0)");
+		 "Initially keep the counters of a destroyed QP this long (ms, default 0; netlink QP_SET LINGER_MS changes it)");
+
+/* How long a destroyed QP's entry stays (ms), in effect. */
+static u32 rt_qp_linger_ms;
 
 /**
  * rt_qp_linger_ns - how long the entry of a destroyed QP stays
  *
- * Return: nanoseconds (the qp_linger_ms parameter).
+ * Return: nanoseconds (LINGER_MS).
  */
 u64 rt_qp_linger_ns(void)
 {
-	return (u64)READ_ONCE(qp_linger_ms) * NSEC_PER_MSEC;
+	return (u64)READ_ONCE(rt_qp_linger_ms) * NSEC_PER_MSEC;
 }
 
 /* Accounting devices (RCU), changed under rt_qpdev_mutex. */
@@ -722,6 +725,16 @@ static struct netlink_range_validation rt_qpn_range = {
 	.max = RT_PSN_MASK,
 };
 
+static struct netlink_range_validation rt_linger_range = {
+	.min = 0,
+	.max = RT_QP_KNOB_MAX_MS,
+};
+
+static struct netlink_range_validation rt_verify_range = {
+	.min = 10,
+	.max = RT_QP_KNOB_MAX_MS,
+};
+
 #define RT_QP_POLICY_DEV						\
 	[ROCETUNE_A_DEV_INDEX] = { .type = NLA_U32 },			\
 	[ROCETUNE_A_DEV_NAME] = { .type = NLA_NUL_STRING,		\
@@ -742,6 +755,10 @@ const struct nla_policy rt_qp_set_policy[RT_QP_SET_MAXATTR + 1] = {
 	RT_QP_POLICY_DEV,
 	[ROCETUNE_A_QP_ACCT] = NLA_POLICY_MAX(NLA_U8, 1),
 	[ROCETUNE_A_QP_TABLE_MAX] = NLA_POLICY_MIN(NLA_U32, 1),
+	[ROCETUNE_A_QP_LINGER_MS] = NLA_POLICY_FULL_RANGE(NLA_U32,
+							  &rt_linger_range),
+	[ROCETUNE_A_QP_VERIFY_MS] = NLA_POLICY_FULL_RANGE(NLA_U32,
+							  &rt_verify_range),
 };
 
 const struct nla_policy rt_qp_stats_policy[RT_QP_STATS_MAXATTR + 1] = {
@@ -1402,7 +1419,8 @@ int rt_qp_get_done(struct netlink_callback *cb)
 }
 
 /**
- * rt_qp_set_doit - QP_SET: accounting on/off per device, table maximum
+ * rt_qp_set_doit - QP_SET: accounting on/off per device, table maximum,
+ *	linger time and verification period
  * @skb: the request
  * @info: its attributes
  *
@@ -1413,31 +1431,45 @@ int rt_qp_get_done(struct netlink_callback *cb)
 int rt_qp_set_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *a_acct = info->attrs[ROCETUNE_A_QP_ACCT];
-	struct rt_qpdev *qd;
+	struct nlattr *a_max = info->attrs[ROCETUNE_A_QP_TABLE_MAX];
+	struct nlattr *a_linger = info->attrs[ROCETUNE_A_QP_LINGER_MS];
+	struct nlattr *a_verify = info->attrs[ROCETUNE_A_QP_VERIFY_MS];
+	struct rt_qpdev *qd = NULL;
 	int err = 0;
 
-	if (info->attrs[ROCETUNE_A_QP_TABLE_MAX])
-		WRITE_ONCE(rt_qp_max,
-			   nla_get_u32(info->attrs[ROCETUNE_A_QP_TABLE_MAX]));
-	if (!a_acct)
-		return 0;
+	if (!a_acct && !a_max && !a_linger && !a_verify) {
+		GENL_SET_ERR_MSG(info, "nothing to set");
+		return -EINVAL;
+	}
+	/* Everything is checked before anything changes. */
 	mutex_lock(&rt_qpdev_mutex);
-	qd = rt_qp_nl_dev(genl_info_net(info), info->attrs, info->extack);
-	if (IS_ERR_OR_NULL(qd)) {
-		if (!qd)
-			GENL_SET_ERR_MSG(info, "ACCT needs a device");
-		err = qd ? PTR_ERR(qd) : -EINVAL;
-		goto out;
+	if (a_acct) {
+		qd = rt_qp_nl_dev(genl_info_net(info), info->attrs,
+				  info->extack);
+		if (IS_ERR_OR_NULL(qd)) {
+			if (!qd)
+				GENL_SET_ERR_MSG(info, "ACCT needs a device");
+			err = qd ? PTR_ERR(qd) : -EINVAL;
+			mutex_unlock(&rt_qpdev_mutex);
+			return err;
+		}
 	}
-	WRITE_ONCE(qd->acct, nla_get_u8(a_acct));
-	if (!qd->acct) {
-		/* Hooks and probes stop finding the device first. */
-		synchronize_rcu();
-		rt_qp_flush(qd->index, false);
+	if (a_max)
+		WRITE_ONCE(rt_qp_max, nla_get_u32(a_max));
+	if (a_linger)
+		WRITE_ONCE(rt_qp_linger_ms, nla_get_u32(a_linger));
+	if (qd) {
+		WRITE_ONCE(qd->acct, nla_get_u8(a_acct));
+		if (!qd->acct) {
+			/* Hooks and probes stop finding the device first. */
+			synchronize_rcu();
+			rt_qp_flush(qd->index, false);
+		}
 	}
-out:
 	mutex_unlock(&rt_qpdev_mutex);
-	return err;
+	if (a_verify)
+		rt_qptrack_set_period(nla_get_u32(a_verify));
+	return 0;
 }
 
 static int rt_qp_stats_fill(struct sk_buff *skb, struct rt_qpdev *qd,
@@ -1462,6 +1494,9 @@ static int rt_qp_stats_fill(struct sk_buff *skb, struct rt_qpdev *qd,
 	    nla_put_u64_64bit(skb, ROCETUNE_A_QP_UNATTR_TX,
 			      atomic64_read(&qd->unattr_tx), ROCETUNE_A_PAD) ||
 	    nla_put_u32(skb, ROCETUNE_A_QP_TABLE_MAX, READ_ONCE(rt_qp_max)) ||
+	    nla_put_u32(skb, ROCETUNE_A_QP_LINGER_MS,
+			READ_ONCE(rt_qp_linger_ms)) ||
+	    nla_put_u32(skb, ROCETUNE_A_QP_VERIFY_MS, rt_qptrack_period()) ||
 	    nla_put_u32(skb, ROCETUNE_A_QP_TABLE_COUNT,
 			atomic_read(&rt_qp_count)) ||
 	    nla_put_u64_64bit(skb, ROCETUNE_A_QP_REFUSED,
@@ -1561,6 +1596,7 @@ int __init rt_qp_init(void)
 	int err;
 
 	rt_qp_max = qp_max ?: 1;
+	rt_qp_linger_ms = min_t(u32, qp_linger_ms, RT_QP_KNOB_MAX_MS);
 	err = rhashtable_init(&rt_qp_ht, &rt_qp_params);
 	if (err)
 		return err;

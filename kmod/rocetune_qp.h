@@ -123,6 +123,9 @@ struct rt_qp {
 
 #define RT_QPDEV_MAX_PORTS	4
 
+/* Upper bound of LINGER_MS and VERIFY_MS: one day. */
+#define RT_QP_KNOB_MAX_MS	(24 * 3600 * 1000)
+
 /**
  * struct rt_qpdev - an RDMA device known to QP accounting
  * @node: entry in rt_qpdevs (RCU)
@@ -159,7 +162,7 @@ extern const struct nla_policy rt_qp_get_policy[];
 extern const struct nla_policy rt_qp_set_policy[];
 extern const struct nla_policy rt_qp_stats_policy[];
 #define RT_QP_GET_MAXATTR	ROCETUNE_A_QP_TOP_SAMPLE
-#define RT_QP_SET_MAXATTR	ROCETUNE_A_QP_TABLE_MAX
+#define RT_QP_SET_MAXATTR	ROCETUNE_A_QP_VERIFY_MS
 #define RT_QP_STATS_MAXATTR	ROCETUNE_A_DEV_NAME
 
 int __init rt_qp_init(void);
@@ -197,6 +200,8 @@ void rt_nf_fini(void);
 int __init rt_qptrack_init(void);
 void rt_qptrack_fini(void);
 void rt_qptrack_kick(void);
+u32 rt_qptrack_period(void);
+void rt_qptrack_set_period(u32 ms);
 bool rt_qptrack_probes_ok(void);
 
 #endif /* _ROCETUNE_QP_H */

@@ -13,7 +13,7 @@
  *    (and address vector): the mapping from (remote QP, destination
  *    address) to the local QP exists before the QP sends its first packet;
  *  - a work verifies every entry against the RDMA core's resource tracking
- *    every qp_verify_ms (rdma_restrack_get_byid()), drops entries of QPs that
+ *    every VERIFY_MS (rdma_restrack_get_byid()), drops entries of QPs that
  *    do not exist, and learns type, owner and destination of QPs created
  *    before the module was loaded (ib_query_qp()).
  *
@@ -38,9 +38,12 @@
 #include "rocetune_qp.h"
 
 static unsigned int qp_verify_ms = 1000;
-module_param(qp_verify_ms, uint, 0644);
+module_param(qp_verify_ms, uint, 0444);
 MODULE_PARM_DESC(qp_verify_ms,
-		 "Period of the QP verification against the RDMA core (ms, default 1000)");
+		 "Initial period of the QP verification against the RDMA core (ms, default 1000; netlink QP_SET VERIFY_MS changes it)");
+
+/* The verification period in effect (ms). */
+static u32 rt_qptrack_period_ms;
 
 static void rt_qptrack_work_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(rt_qptrack_work, rt_qptrack_work_fn);
@@ -310,7 +313,36 @@ static void rt_qptrack_work_fn(struct work_struct *work)
 	mutex_unlock(&rt_qpdev_mutex);
 	if (any && READ_ONCE(rt_qptrack_live))
 		queue_delayed_work(system_wq, &rt_qptrack_work,
-				   msecs_to_jiffies(READ_ONCE(qp_verify_ms) ?: 1));
+				   msecs_to_jiffies(rt_qptrack_period() ?: 1));
+}
+
+/**
+ * rt_qptrack_period - the verification period in effect
+ *
+ * Return: milliseconds.
+ */
+u32 rt_qptrack_period(void)
+{
+	return READ_ONCE(rt_qptrack_period_ms);
+}
+
+/**
+ * rt_qptrack_set_period - change the verification period
+ * @ms: the new period
+ *
+ * A verification already scheduled with the old period is rescheduled, so
+ * that the new one holds from now on (a test that slows verification down
+ * must not see one more run at the old period).
+ *
+ * Context: process context, without rt_qpdev_mutex (the work takes it).
+ */
+void rt_qptrack_set_period(u32 ms)
+{
+	cancel_delayed_work_sync(&rt_qptrack_work);
+	WRITE_ONCE(rt_qptrack_period_ms, ms);
+	if (READ_ONCE(rt_qptrack_live))
+		queue_delayed_work(system_wq, &rt_qptrack_work,
+				   msecs_to_jiffies(ms));
 }
 
 /**
@@ -322,7 +354,7 @@ void rt_qptrack_kick(void)
 {
 	if (READ_ONCE(rt_qptrack_live))
 		queue_delayed_work(system_wq, &rt_qptrack_work,
-				   msecs_to_jiffies(READ_ONCE(qp_verify_ms) / 10));
+				   msecs_to_jiffies(rt_qptrack_period() / 10));
 }
 
 /**
@@ -337,6 +369,7 @@ int __init rt_qptrack_init(void)
 {
 	unsigned int i;
 
+	WRITE_ONCE(rt_qptrack_period_ms, qp_verify_ms);
 	WRITE_ONCE(rt_qptrack_live, true);
 	for (i = 0; i < ARRAY_SIZE(rt_kprobes); i++)
 		rt_kp_on[i] = rt_kp_register(rt_kprobes[i]);

@@ -8,7 +8,7 @@
 # CAP_NET_ADMIN; config get/set through the CLI round-trips.
 
 ALL_TESTS="family_registered family_alias malformed_requests config_roundtrip
-	config_set_unprivileged unload_reload"
+	config_set_unprivileged qp_set_atomic unload_reload"
 
 source "$(dirname "$0")/lib.sh"
 
@@ -24,6 +24,10 @@ A_STORM_MS=STORM_MS
 A_EVENT_TYPE=EVENT_TYPE
 A_NOT_IN_ENUM=200
 A_QP_TOP_SAMPLE=QP_TOP_SAMPLE
+A_QP_VERIFY_MS=QP_VERIFY_MS
+A_QP_LINGER_MS=QP_LINGER_MS
+A_QP_TABLE_MAX=QP_TABLE_MAX
+A_QP_ACCT=QP_ACCT
 
 family_registered() {
 	local out
@@ -126,8 +130,32 @@ malformed_requests() {
 		config_set
 	expect "config of a missing device" "No such device" "no RDMA device" \
 		config_set "$A_DEV_NAME:str:nosuchdev" "$A_INTERVAL_MS:u32:100"
+	expect "QP verification below 10 ms" "Numerical result out of range" \
+		"range" qp_set "$A_QP_VERIFY_MS:u32:5"
+	expect "QP set of nothing" "Invalid argument" "nothing to set" qp_set
+	expect "QP accounting of a missing device" "No such device" \
+		"no RDMA device" qp_set "$A_DEV_NAME:str:nosuchdev" \
+		"$A_QP_ACCT:u8:0" "$A_QP_TABLE_MAX:u32:7" "$A_QP_LINGER_MS:u32:7"
 	expect_run
 	log_test "malformed requests get a precise errno and extack message"
+}
+
+# A QP_SET that fails changes nothing, not even its valid parts.
+qp_set_atomic() {
+	local before after
+
+	RET=0
+	before=$("$RT_CLI" -j qp stats | jq -c '.[0] | [.table_max, .linger_ms]')
+	$GENL req qp_set "$A_DEV_NAME:str:nosuchdev" "$A_QP_ACCT:u8:0" \
+		"$A_QP_TABLE_MAX:u32:7" "$A_QP_LINGER_MS:u32:7" > /dev/null
+	after=$("$RT_CLI" -j qp stats | jq -c '.[0] | [.table_max, .linger_ms]')
+	[ -n "$before" ] && [ "$before" = "$after" ] && [ "$before" != "[7,7]" ]
+	check_err $? "table_max and linger_ms $before before a failed QP_SET, $after after"
+	"$RT_CLI" qp set verify-ms 500 linger-ms 20 &&
+		[ "$("$RT_CLI" -j qp stats | jq -c '.[0] | [.verify_ms, .linger_ms]')" = "[500,20]" ]
+	check_err $? "qp set verify-ms 500 linger-ms 20 did not take"
+	"$RT_CLI" qp set verify-ms 1000 linger-ms 0
+	log_test "a failed QP_SET changes nothing; verify-ms and linger-ms set at run time"
 }
 
 config_roundtrip() {

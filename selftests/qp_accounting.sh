@@ -148,7 +148,6 @@ top_qpns() {
 }
 
 top_k_since_sample() {
-	local param=/sys/module/rocetune/parameters/qp_verify_ms
 	local x=28673 y=28674 s s2 top out rc dir
 
 	RET=0
@@ -156,8 +155,7 @@ top_k_since_sample() {
 	# slowed down so that their entries stay): X gets 10, then a top-K
 	# dump takes sample S; then X gets 3 more and Y 5.  By totals X (13)
 	# leads; since S, Y (5) leads X (3).
-	echo 600000 > "$param"
-	sleep 2
+	rt_qp set --verify-ms 600000
 	rt_qp inject --src "$RT_IP0" --dst "$RT_IP1" --qpn "$x" --count 10
 	s=$(rt_qp dump --top-k 2 --top-by rx_pkts | jq '.[0].gen')
 	rt_qp inject --src "$RT_IP0" --dst "$RT_IP1" --qpn "$x" --count 3
@@ -187,12 +185,12 @@ top_k_since_sample() {
 	[ "$(cat "$dir/rocetune-qp-top-gen")" -gt "$s2" ]
 	check_err $? "\"changed\" did not keep the new sample's generation"
 	rm -rf "$dir"
-	echo 1000 > "$param"
+	rt_qp set --verify-ms 1000
 	log_test "top-K since a sample: ranked by the change (Y 5 over X 3), not the totals"
 }
 
 qpn_fresh() {
-	local q1 n stale param=/sys/module/rocetune/parameters/qp_verify_ms
+	local q1 n stale
 
 	RET=0
 	# A second run on the same device: the new QP starts from zero, even
@@ -202,10 +200,8 @@ qpn_fresh() {
 	q1=$(jq -r '[.[] | select(.dev == "rxe1" and .rx_pkts > 0)][0].qpn' \
 		"$OUT/ud-dump.json")
 	n=$((q1 + 1))
-	echo 600000 > "$param"
-	# A verification already queued with the old period still runs once
-	# (and would drop the stale entry): let it pass and re-arm first.
-	sleep 2
+	# Setting the period reschedules a verification already queued.
+	rt_qp set --verify-ms 600000
 	rt_qp inject --src "$RT_IP0" --dst "$RT_IP1" --qpn "$n" --count 7
 	stale=$(rt_qp dump --dev "$RT_RXE1" |
 		jq "[.[] | select(.qpn == $n)][0].rx_pkts // 0")
@@ -216,7 +212,7 @@ qpn_fresh() {
 		"ibv_ud_pingpong -d $RT_RXE1 -g $G1 -p $PORT -n 10 -s 64" \
 		"ibv_ud_pingpong -d $RT_RXE0 -g $G0 -p $PORT -n 10 -s 64 $RT_IP1"
 	check_err $? "second ibv_ud_pingpong failed"
-	echo 1000 > "$param"
+	rt_qp set --verify-ms 1000
 	compare ud2 "$n"
 	check_err $? "the new QPs' counters differ from the capture"
 	jq -e "[.[] | select(.dev == \"rxe1\" and .qpn == $n and .comm == \"ibv_ud_pingpong\")] | length == 1" \

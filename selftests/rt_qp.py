@@ -7,7 +7,8 @@
 #   rt_qp.py dump [--dev NAME] [--top-k K --top-by FIELD [--top-sample GEN]]
 #                 [--since GEN] [--qpn-from N]
 #   rt_qp.py stats
-#   rt_qp.py set [--dev NAME --acct 0|1] [--table-max N]
+#   rt_qp.py set [--dev NAME --acct 0|1] [--table-max N] [--linger-ms MS]
+#                [--verify-ms MS]
 #   rt_qp.py pcap --ip LOCAL_IP [--tx-pcap F] PCAP...
 #   rt_qp.py compare --dev NAME --ip LOCAL_IP [--tx-pcap F] PCAP...
 #   rt_qp.py check --name TEST --cap DIR --out DIR --dev0 D --ip0 IP
@@ -188,6 +189,10 @@ def do_set(args):
     if args.table_max:
         at += nla(A["ROCETUNE_A_QP_TABLE_MAX"],
                   struct.pack("I", args.table_max))
+    if args.linger_ms is not None:
+        at += nla(A["ROCETUNE_A_QP_LINGER_MS"], struct.pack("I", args.linger_ms))
+    if args.verify_ms is not None:
+        at += nla(A["ROCETUNE_A_QP_VERIFY_MS"], struct.pack("I", args.verify_ms))
     g.cmd("QP_SET", at)
     return []
 
@@ -411,6 +416,8 @@ def main():
     ap.add_argument("--qpn-from", type=int)
     ap.add_argument("--acct", type=int)
     ap.add_argument("--table-max", type=int)
+    ap.add_argument("--linger-ms", type=int)
+    ap.add_argument("--verify-ms", type=int)
     ap.add_argument("--src")
     ap.add_argument("--dst")
     ap.add_argument("--qpn", type=int)

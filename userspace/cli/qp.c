@@ -7,6 +7,7 @@
  *			 [ since GEN | changed ]
  *	rocetune qp stats [ dev DEV ]
  *	rocetune qp set [ dev DEV accounting { on | off } ] [ table-max N ]
+ *			[ linger-ms MS ] [ verify-ms MS ]
  *
  * Every "qp show" prints the generation of its dump ("gen"); passing it
  * back with "since GEN" shows only the QPs that changed after it, and with
@@ -345,6 +346,12 @@ static int rt_qp_stats_cb(const struct nlmsghdr *nlh, void *arg)
 	if (tb[ROCETUNE_A_QP_REFUSED])
 		rt_print_uint(pr, RT_PRINT_ANY, "refused", " refused %" PRIu64,
 			      nla_get_u64(tb[ROCETUNE_A_QP_REFUSED]));
+	if (tb[ROCETUNE_A_QP_LINGER_MS])
+		rt_print_uint(pr, RT_PRINT_ANY, "linger_ms", " linger-ms %" PRIu64,
+			      nla_get_u32(tb[ROCETUNE_A_QP_LINGER_MS]));
+	if (tb[ROCETUNE_A_QP_VERIFY_MS])
+		rt_print_uint(pr, RT_PRINT_ANY, "verify_ms", " verify-ms %" PRIu64,
+			      nla_get_u32(tb[ROCETUNE_A_QP_VERIFY_MS]));
 	if (tb[ROCETUNE_A_QP_GEN])
 		rt_print_uint(pr, RT_PRINT_ANY, "gen", " gen %" PRIu64,
 			      nla_get_u64(tb[ROCETUNE_A_QP_GEN]));
@@ -391,7 +398,8 @@ static int rt_qp_stats(struct rt_cli *cli)
 static int rt_qp_set(struct rt_cli *cli)
 {
 	char dev[RT_NAME_LEN] = "";
-	uint32_t table_max = 0;
+	uint32_t table_max = 0, linger = 0, verify = 0;
+	bool has_linger = false, has_verify = false;
 	struct nl_msg *msg;
 	int acct = -1, err = 0;
 
@@ -416,6 +424,16 @@ static int rt_qp_set(struct rt_cli *cli)
 			rt_arg_next(cli);
 			err = rt_arg_u32(cli, "table-max", 1, UINT32_MAX,
 					 &table_max);
+		} else if (rt_arg_is(cli, "linger-ms")) {
+			rt_arg_next(cli);
+			err = rt_arg_u32(cli, "linger-ms", 0, UINT32_MAX,
+					 &linger);
+			has_linger = true;
+		} else if (rt_arg_is(cli, "verify-ms")) {
+			rt_arg_next(cli);
+			err = rt_arg_u32(cli, "verify-ms", 0, UINT32_MAX,
+					 &verify);
+			has_verify = true;
 		} else {
 			err = rt_arg_end(cli);
 		}
@@ -424,7 +442,7 @@ static int rt_qp_set(struct rt_cli *cli)
 		rt_usage_error("\"accounting\" needs \"dev DEV\"");
 		err = RT_EXIT_USAGE;
 	}
-	if (!err && acct < 0 && !table_max) {
+	if (!err && acct < 0 && !table_max && !has_linger && !has_verify) {
 		rt_usage_error("nothing to set; try \"rocetune qp help\"");
 		err = RT_EXIT_USAGE;
 	}
@@ -435,7 +453,9 @@ static int rt_qp_set(struct rt_cli *cli)
 	msg = rt_nl_msg_dev(&cli->nl, ROCETUNE_CMD_QP_SET, dev, 0);
 	if (!msg ||
 	    (acct >= 0 && nla_put_u8(msg, ROCETUNE_A_QP_ACCT, acct)) ||
-	    (table_max && nla_put_u32(msg, ROCETUNE_A_QP_TABLE_MAX, table_max))) {
+	    (table_max && nla_put_u32(msg, ROCETUNE_A_QP_TABLE_MAX, table_max)) ||
+	    (has_linger && nla_put_u32(msg, ROCETUNE_A_QP_LINGER_MS, linger)) ||
+	    (has_verify && nla_put_u32(msg, ROCETUNE_A_QP_VERIFY_MS, verify))) {
 		nlmsg_free(msg);
 		return rt_cli_nl_error(cli, -ENOMEM, "qp set");
 	}
@@ -450,6 +470,7 @@ static int rt_qp_help(struct rt_cli *cli)
 	       "                        [ top K [ by FIELD ] ] [ since GEN | changed ]\n"
 	       "       rocetune qp stats [ dev DEV ]\n"
 	       "       rocetune qp set [ dev DEV accounting { on | off } ] [ table-max N ]\n"
+	       "                       [ linger-ms MS ] [ verify-ms MS ]\n"
 	       "       rocetune qp help\n"
 	       "FIELD := rx_pkts | tx_pkts | rx_ecn_ce_pkts | rx_cnp_pkts | tx_cnp_pkts |\n"
 	       "         tx_retransmit_pkts | rx_nak_seq_err | ... (see rocetune-qp(8))\n");

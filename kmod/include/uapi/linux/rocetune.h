@@ -79,6 +79,8 @@ enum rocetune_attr {
 	ROCETUNE_A_QP_UNATTR_TX,	/* u64: sent packets with no local QP known */
 	ROCETUNE_A_QP_LOOPBACK_UNSEEN,	/* u8: 1: same-device traffic is not seen */
 	ROCETUNE_A_QP_TOP_SAMPLE,	/* u64: TOP_K by the change since this GEN */
+	ROCETUNE_A_QP_LINGER_MS,	/* u32: a destroyed QP's entry stays this long */
+	ROCETUNE_A_QP_VERIFY_MS,	/* u32: period of the QP verification */
 
 	__ROCETUNE_A_MAX,
 	ROCETUNE_A_MAX = __ROCETUNE_A_MAX - 1

@@ -113,6 +113,19 @@ static struct rt_dev *rt_nl_dev(struct net *net, struct nlattr **tb,
 	return rdev;
 }
 
+/* The device a "do" request must name; rt_devs_lock held. */
+static struct rt_dev *rt_nl_dev_req(struct genl_info *info)
+{
+	struct rt_dev *rdev;
+
+	rdev = rt_nl_dev(genl_info_net(info), info->attrs, info->extack);
+	if (!rdev) {
+		NL_SET_ERR_MSG(info->extack, "device index or name required");
+		return ERR_PTR(-EINVAL);
+	}
+	return rdev;
+}
+
 /* Messages -------------------------------------------------------------- */
 
 static int rt_put_dev_id(struct sk_buff *skb, struct rt_dev *rdev)
@@ -341,14 +354,9 @@ static int rt_nl_dev_get_doit(struct sk_buff *skb, struct genl_info *info)
 	if (!msg)
 		return -ENOMEM;
 	mutex_lock(&rt_devs_lock);
-	rdev = rt_nl_dev(genl_info_net(info), info->attrs, info->extack);
-	if (IS_ERR_OR_NULL(rdev)) {
+	rdev = rt_nl_dev_req(info);
+	if (IS_ERR(rdev)) {
 		err = PTR_ERR(rdev);
-		if (!rdev) {
-			NL_SET_ERR_MSG(info->extack,
-				       "device index or name required");
-			err = -EINVAL;
-		}
 		goto err_unlock;
 	}
 	err = rt_fill_dev(msg, rdev, info->snd_portid, info->snd_seq, 0);
@@ -445,14 +453,9 @@ static int rt_nl_port_get_doit(struct sk_buff *skb, struct genl_info *info)
 		return -EINVAL;
 	}
 	mutex_lock(&rt_devs_lock);
-	rdev = rt_nl_dev(genl_info_net(info), info->attrs, info->extack);
-	if (IS_ERR_OR_NULL(rdev)) {
+	rdev = rt_nl_dev_req(info);
+	if (IS_ERR(rdev)) {
 		err = PTR_ERR(rdev);
-		if (!rdev) {
-			NL_SET_ERR_MSG(info->extack,
-				       "device index or name required");
-			err = -EINVAL;
-		}
 		goto err_unlock;
 	}
 	p = rt_dev_port(rdev, nla_get_u32(a_port));

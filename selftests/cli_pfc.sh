@@ -18,7 +18,6 @@ IBDEV=rsim_ib$SIM_ID
 DFS=/sys/kernel/debug/rocetune_sim/$SIM_ID
 RT_MON=$(mktemp)
 rt_mon_pid=
-sim_loaded_here=0
 
 # port_pfc JQ: JQ applied to the PFC object of the simulated port.
 port_pfc() {
@@ -103,11 +102,7 @@ storm_events() {
 }
 
 setup() {
-	if [ ! -d /sys/module/rocetune_sim ]; then
-		rt_modload rocetune_sim selftests/rocetune_sim/rocetune_sim.ko ||
-			{ echo "# SKIP: cannot load rocetune_sim"; exit "$KSFT_SKIP"; }
-		sim_loaded_here=1
-	fi
+	rt_sim_load || { echo "# SKIP: cannot load rocetune_sim"; exit "$KSFT_SKIP"; }
 	echo "$SIM_ID mlx5" > "$SIM_BUS"/new_device || exit "$KSFT_FAIL"
 	ip link set "$NETDEV" up
 	wait_for 5 grep -qx 1 "/sys/class/net/$NETDEV/carrier"
@@ -121,9 +116,7 @@ cleanup() {
 	rm -f "$RT_MON"
 	rt_kmod_unload 2> /dev/null
 	echo "$SIM_ID" > "$SIM_BUS"/del_device 2> /dev/null
-	if [ "$sim_loaded_here" = 1 ]; then
-		rmmod rocetune_sim
-	fi
+	rt_sim_unload
 }
 
 rt_require_root

@@ -153,6 +153,24 @@ rt_kmod_loaded() {
 	[ -d /sys/module/rocetune ]
 }
 
+# rt_sim_load: load the simulated NIC (rocetune_sim) unless it is loaded
+# already; rt_sim_unload unloads it only if rt_sim_load loaded it.
+RT_SIM_LOADED_HERE=0
+
+rt_sim_load() {
+	[ -d /sys/module/rocetune_sim ] && return 0
+	rt_modload rocetune_sim selftests/rocetune_sim/rocetune_sim.ko ||
+		return 1
+	RT_SIM_LOADED_HERE=1
+}
+
+rt_sim_unload() {
+	if [ "$RT_SIM_LOADED_HERE" = 1 ]; then
+		rmmod rocetune_sim
+		RT_SIM_LOADED_HERE=0
+	fi
+}
+
 # dmesg_has PATTERN: the kernel log contains an extended regexp.  The VM
 # runner clears the log before each test script.
 dmesg_has() {

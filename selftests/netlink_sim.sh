@@ -64,7 +64,6 @@ STORM_SLACK_MS=${STORM_SLACK_MS:-400}
 RT_TMP=$(mktemp -d)
 RT_MON=$RT_TMP/monitor.json
 mon_pid=
-sim_loaded_here=0
 kmod_loaded_here=0
 sim_ids=
 orig_cfg=
@@ -636,11 +635,7 @@ hotplug_events() {
 }
 
 setup() {
-	if [ ! -d /sys/module/rocetune_sim ]; then
-		rt_modload rocetune_sim selftests/rocetune_sim/rocetune_sim.ko ||
-			{ echo "# SKIP: cannot load rocetune_sim"; exit "$KSFT_SKIP"; }
-		sim_loaded_here=1
-	fi
+	rt_sim_load || { echo "# SKIP: cannot load rocetune_sim"; exit "$KSFT_SKIP"; }
 	if ! rt_kmod_loaded; then
 		rt_kmod_load || { echo "# cannot load rocetune.ko"; exit "$KSFT_FAIL"; }
 		kmod_loaded_here=1
@@ -675,9 +670,7 @@ cleanup() {
 			cnp-rate "$(jq .cnp_rate_thresh <<< "$orig_cfg")" \
 			ecn-rate "$(jq .ecn_rate_thresh <<< "$orig_cfg")"
 	fi
-	if [ "$sim_loaded_here" = 1 ]; then
-		rmmod rocetune_sim
-	fi
+	rt_sim_unload
 	rm -rf "$RT_TMP"
 }
 

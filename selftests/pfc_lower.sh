@@ -19,7 +19,6 @@ ID_A=$((RANDOM % 300 + 100))
 ID_B=$((ID_A + 300))
 ID_C=$((ID_A + 600))
 BOND=rtbond0
-sim_loaded_here=0
 
 # port_pfc IBDEV JQ: JQ applied to the PFC object of IBDEV's port 1.
 port_pfc() {
@@ -128,11 +127,7 @@ bond_members() {
 setup() {
 	local id
 
-	if [ ! -d /sys/module/rocetune_sim ]; then
-		rt_modload rocetune_sim selftests/rocetune_sim/rocetune_sim.ko ||
-			{ echo "# SKIP: cannot load rocetune_sim"; exit "$KSFT_SKIP"; }
-		sim_loaded_here=1
-	fi
+	rt_sim_load || { echo "# SKIP: cannot load rocetune_sim"; exit "$KSFT_SKIP"; }
 	modprobe -q bonding max_bonds=0 || { echo "# SKIP: no bonding"; exit "$KSFT_SKIP"; }
 	rt_wire_up || exit "$KSFT_FAIL"
 	for id in "$ID_A" "$ID_B" "$ID_C"; do
@@ -152,9 +147,7 @@ cleanup() {
 	for id in "$ID_A" "$ID_B" "$ID_C"; do
 		echo "$id" > "$SIM_BUS"/del_device 2> /dev/null
 	done
-	if [ "$sim_loaded_here" = 1 ]; then
-		rmmod rocetune_sim
-	fi
+	rt_sim_unload
 	rt_wire_down
 }
 

@@ -36,7 +36,6 @@ SIM_ID2=$((SIM_ID + 2))
 DEV=rsim$SIM_ID
 IBDEV=rsim_ib$SIM_ID
 DFS=/sys/kernel/debug/rocetune_sim/$SIM_ID
-sim_loaded_here=0
 
 # sim_json JQ CMD...: run CMD (a tool with -j) and filter with JQ.
 sim_json() {
@@ -485,11 +484,7 @@ bus_errors() {
 }
 
 setup() {
-	if [ ! -d /sys/module/rocetune_sim ]; then
-		rt_modload rocetune_sim selftests/rocetune_sim/rocetune_sim.ko ||
-			{ echo "# SKIP: cannot load rocetune_sim"; exit $KSFT_SKIP; }
-		sim_loaded_here=1
-	fi
+	rt_sim_load || { echo "# SKIP: cannot load rocetune_sim"; exit "$KSFT_SKIP"; }
 	echo "$SIM_ID mlx5" > "$SIM_BUS"/new_device &&
 		echo "$SIM_ID1 irdma" > "$SIM_BUS"/new_device &&
 		echo "$SIM_ID2 bnxt_re" > "$SIM_BUS"/new_device || exit $KSFT_FAIL
@@ -505,9 +500,7 @@ cleanup() {
 	for id in "$SIM_ID" "$SIM_ID1" "$SIM_ID2"; do
 		echo "$id" > "$SIM_BUS"/del_device 2> /dev/null
 	done
-	if [ "$sim_loaded_here" = 1 ]; then
-		rmmod rocetune_sim
-	fi
+	rt_sim_unload
 }
 
 rt_require_root

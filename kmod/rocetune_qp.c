@@ -231,6 +231,7 @@ int rt_qp_dev_add(struct ib_device *ibdev)
 	qd->ibdev = ibdev;
 	qd->index = ibdev->index;
 	strscpy(qd->name, dev_name(&ibdev->dev), sizeof(qd->name));
+	qd->nports = rdma_end_port(ibdev);
 	qd->sw = ibdev->ops.driver_id == RDMA_DRIVER_RXE;
 	qd->acct = qd->sw;
 	atomic64_set(&qd->unattr_rx, 0);
@@ -348,6 +349,7 @@ struct rt_qp *rt_qp_lookup(u32 dev, u32 qpn)
 /* Insert a new entry; rt_qp_lock held.  Return: the entry or NULL. */
 static struct rt_qp *rt_qp_insert(u32 dev, u32 qpn)
 {
+	struct rt_qpdev *qd;
 	struct rt_qp *qp;
 	int i;
 
@@ -363,6 +365,10 @@ static struct rt_qp *rt_qp_insert(u32 dev, u32 qpn)
 	}
 	qp->key.dev = dev;
 	qp->key.qpn = qpn;
+	/* A QP of a single-port device (rxe) is on port 1. */
+	qd = rt_qpdev_find(dev, NULL);
+	if (qd && qd->nports == 1)
+		qp->port = 1;
 	for (i = 0; i < RT_QPC_NUM; i++)
 		atomic64_set(&qp->cnt[i], 0);
 	atomic64_set(&qp->first_ns, 0);
@@ -534,6 +540,8 @@ void rt_qp_created(struct ib_qp *ibqp)
 	if (qp) {
 		qp->type = ibqp->qp_type;
 		qp->type_known = true;
+		if (ibqp->port)
+			WRITE_ONCE(qp->port, ibqp->port);
 		qp->verified = true;
 		rt_qp_owner(qp, ibqp);
 	}
@@ -641,6 +649,8 @@ void rt_qp_connected(struct ib_qp *ibqp, u32 rqpn, const u8 *daddr)
 	qp->rqpn_known = true;
 	qp->type = ibqp->qp_type;
 	qp->type_known = true;
+	if (ibqp->port)
+		WRITE_ONCE(qp->port, ibqp->port);
 	old = rhashtable_lookup(&rt_qp_tx_ht, &qp->txkey, rt_qp_tx_params);
 	if (old) {
 		rhashtable_remove_fast(&rt_qp_tx_ht, &old->tx_node,
@@ -749,6 +759,7 @@ const struct nla_policy rt_qp_get_policy[RT_QP_GET_MAXATTR + 1] = {
 	[ROCETUNE_A_QP_TOP_BY] = { .type = NLA_U32 },
 	[ROCETUNE_A_QP_SINCE_GEN] = { .type = NLA_U64 },
 	[ROCETUNE_A_QP_TOP_SAMPLE] = NLA_POLICY_MIN(NLA_U64, 1),
+	[ROCETUNE_A_PORT_INDEX] = NLA_POLICY_MIN(NLA_U32, 1),
 };
 
 const struct nla_policy rt_qp_set_policy[RT_QP_SET_MAXATTR + 1] = {
@@ -811,6 +822,7 @@ struct rt_qp_snap {
 	struct {
 		bool type_known, rqpn_known, owner_known;
 		u8 type;
+		u32 port;
 		u32 rqpn;
 		pid_t pid;
 		char comm[TASK_COMM_LEN];
@@ -834,6 +846,7 @@ static void rt_qp_snap(struct rt_qp *qp, struct rt_qp_snap *s)
 	s->meta.rqpn_known = qp->rqpn_known;
 	s->meta.owner_known = qp->owner_known;
 	s->meta.type = qp->type;
+	s->meta.port = qp->port;
 	s->meta.rqpn = qp->txkey.rqpn;
 	s->meta.pid = qp->pid;
 	memcpy(s->meta.comm, qp->comm, sizeof(s->meta.comm));
@@ -876,6 +889,8 @@ static int rt_qp_fill(struct sk_buff *skb, const struct rt_qp_snap *s,
 	    nla_put_u32(skb, ROCETUNE_A_QP_DEV_INDEX, s->key.dev) ||
 	    (s->meta.type_known &&
 	     nla_put_u8(skb, ROCETUNE_A_QP_TYPE, s->meta.type)) ||
+	    (s->meta.port &&
+	     nla_put_u32(skb, ROCETUNE_A_QP_PORT, s->meta.port)) ||
 	    (s->meta.rqpn_known &&
 	     nla_put_u32(skb, ROCETUNE_A_QP_REMOTE_QPN, s->meta.rqpn)) ||
 	    (admin && s->meta.owner_known &&
@@ -1181,6 +1196,7 @@ static u64 rt_qp_sample(struct rt_qp *qp, int by, u64 since, u64 gen)
  * struct rt_qp_sel - what a QP_GET dump selects
  * @dev: device index, when @filtered
  * @filtered: only QPs of @dev
+ * @port: only QPs of this port (0: all)
  * @qmin: lowest QP number
  * @qmax: highest QP number
  * @since: only QPs changed since this generation (0: all)
@@ -1191,6 +1207,7 @@ static u64 rt_qp_sample(struct rt_qp *qp, int by, u64 since, u64 gen)
 struct rt_qp_sel {
 	u32 dev;
 	bool filtered;
+	u32 port;
 	u32 qmin, qmax;
 	u64 since;
 	u32 topk;
@@ -1207,11 +1224,18 @@ static int rt_qp_sel_parse(struct net *net, struct nlattr **tb,
 	memset(sel, 0, sizeof(*sel));
 	sel->qmax = RT_PSN_MASK;
 	sel->by = RT_QPC_RX_ECN_CE;
+	if (tb[ROCETUNE_A_PORT_INDEX])
+		sel->port = nla_get_u32(tb[ROCETUNE_A_PORT_INDEX]);
 	rcu_read_lock();
 	qd = rt_qp_nl_dev(net, tb, extack);
 	if (!IS_ERR_OR_NULL(qd)) {
 		sel->filtered = true;
 		sel->dev = qd->index;
+		if (sel->port > qd->nports) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[ROCETUNE_A_PORT_INDEX],
+					    "not a port of this device");
+			qd = ERR_PTR(-ENODEV);
+		}
 	}
 	rcu_read_unlock();
 	if (IS_ERR(qd))
@@ -1269,6 +1293,7 @@ static unsigned int rt_qp_select(struct net *net, const struct rt_qp_sel *sel,
 		/* Every QP the caller may see is in a top-K sample. */
 		val = sel->topk ? rt_qp_sample(qp, sel->by, sel->sample, gen) : 0;
 		if ((sel->filtered && qp->key.dev != sel->dev) ||
+		    (sel->port && READ_ONCE(qp->port) != sel->port) ||
 		    qp->key.qpn < sel->qmin || qp->key.qpn > sel->qmax ||
 		    (u64)atomic64_read(&qp->gen) < sel->since)
 			continue;

@@ -80,6 +80,7 @@ struct rt_qp_txkey {
  * @verified: the RDMA core's resource tracking knows the QP
  * @type: enum ib_qp_type, valid when @type_known
  * @type_known: @type is valid
+ * @port: the QP's port, 0 while unknown
  * @rqpn_known: @txkey.rqpn is valid
  * @owner_known: @pid and @comm are valid
  * @pid: owner's PID (thread group), 0 for kernel QPs
@@ -105,6 +106,7 @@ struct rt_qp {
 	bool verified;
 	u8 type;
 	bool type_known;
+	u32 port;
 	bool rqpn_known;
 	bool owner_known;
 	pid_t pid;
@@ -133,6 +135,7 @@ struct rt_qp {
  * @index: RDMA device index
  * @name: device name, under rt_qp_lock
  * @ifindex: ifindex of each port's netdev (0: none)
+ * @nports: number of ports (numbered from 1)
  * @sw: software RoCE (rxe): its packets cross the IP stack
  * @acct: accounting is enabled
  * @unattr_rx: received packets without a QP entry (table full)
@@ -145,6 +148,7 @@ struct rt_qpdev {
 	u32 index;
 	char name[IB_DEVICE_NAME_MAX];
 	int ifindex[RT_QPDEV_MAX_PORTS];
+	u32 nports;
 	bool sw;
 	bool acct;
 	atomic64_t unattr_rx;

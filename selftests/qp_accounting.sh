@@ -6,7 +6,7 @@
 # tcpdump; every counter of every QP must equal what the capture counts for
 # that QP.  See qp_lib.sh for the captures.
 
-ALL_TESTS="rc_pingpong send_bw_4qp_ce write_bw_loss ud_pingpong qps_kept_apart qp_prometheus top_k_and_delta qpn_fresh top_k_since_sample"
+ALL_TESTS="rc_pingpong send_bw_4qp_ce write_bw_loss ud_pingpong qps_kept_apart qp_prometheus qp_port_filter top_k_and_delta qpn_fresh top_k_since_sample"
 
 source "$(dirname "$0")/qp_lib.sh"
 
@@ -121,6 +121,23 @@ qp_prometheus() {
 	[ "$(grep -c '^rocetune_qp_rx_ecn_ce_pkts_total' <<< "$prom")" = "$n" ]
 	check_err $? "not one rx_ecn_ce_pkts sample per QP"
 	log_test "qp show -o prometheus: one sample per QP and counter, equal to -j's ($n QPs)"
+}
+
+qp_port_filter() {
+	local all p1 out rc
+
+	RET=0
+	all=$("$RT_CLI" -j qp show dev "$RT_RXE1")
+	p1=$("$RT_CLI" -j qp show dev "$RT_RXE1/1")
+	[ "$(jq length <<< "$all")" -gt 0 ] &&
+		[ "$(jq -c '[.[].qpn]' <<< "$all")" = "$(jq -c '[.[].qpn]' <<< "$p1")" ] &&
+		jq -e 'all(.port == 1)' <<< "$p1" > /dev/null
+	check_err $? "dev $RT_RXE1/1 lists other QPs than dev $RT_RXE1, or other ports"
+	out=$("$RT_CLI" qp show dev "$RT_RXE1/2" 2>&1)
+	rc=$?
+	[ "$rc" = 1 ] && grep -q "not a port of this device" <<< "$out"
+	check_err $? "port 2 of $RT_RXE1: exit $rc, \"$out\""
+	log_test "qp show dev DEV/PORT: the port's QPs; a missing port is named"
 }
 
 top_k_and_delta() {

@@ -2,7 +2,7 @@
 /*
  * rocetune qp: per-QP accounting of software RoCE devices.
  *
- *	rocetune [ -o prometheus ] qp show [ dev DEV ] [ qpn N ]
+ *	rocetune [ -o prometheus ] qp show [ dev DEV[/PORT] ] [ qpn N ]
  *			 [ top K [ by FIELD ] ]
  *			 [ since GEN | changed ]
  *	rocetune qp stats [ dev DEV ]
@@ -33,6 +33,7 @@
 
 struct rt_qp_req {
 	char dev[RT_NAME_LEN];		/* "" for all */
+	uint32_t port;			/* 0 for all */
 	bool has_qpn;
 	uint32_t qpn;
 	uint32_t top_k;			/* 0: all */
@@ -65,6 +66,9 @@ static void rt_qp_print(struct rt_print *pr, const struct rt_qp *qp)
 		rt_print_uint(pr, RT_PRINT_JSON, "dev_index", NULL,
 			      qp->dev_index);
 	rt_print_uint(pr, RT_PRINT_ANY, "qpn", " qpn %" PRIu64, qp->qpn);
+	if (rt_has(qp->qattrs, ROCETUNE_A_QP_PORT))
+		rt_print_uint(pr, RT_PRINT_ANY, "port", " port %" PRIu64,
+			      qp->port);
 	if (rt_has(qp->qattrs, ROCETUNE_A_QP_TYPE))
 		rt_print_string(pr, RT_PRINT_ANY, "type", " type %s",
 				rt_qp_type_name(qp->type));
@@ -147,7 +151,7 @@ static int rt_qp_show_parse(struct rt_cli *cli, struct rt_qp_req *req)
 	while (rt_arg_peek(cli)) {
 		if (rt_arg_is(cli, "dev")) {
 			rt_arg_next(cli);
-			err = rt_arg_dev_port(cli, req->dev, NULL, false);
+			err = rt_arg_dev_port(cli, req->dev, &req->port, true);
 		} else if (rt_arg_is(cli, "qpn")) {
 			rt_arg_next(cli);
 			err = rt_arg_u32(cli, "qpn", 0, 0xffffff, &req->qpn);
@@ -250,10 +254,11 @@ static int rt_qp_show_req(struct rt_cli *cli, const struct rt_qp_req *req,
 	struct nl_msg *msg;
 	bool one;
 
-	msg = rt_nl_msg_dev(&cli->nl, ROCETUNE_CMD_QP_GET, req->dev, 0);
+	msg = rt_nl_msg_dev(&cli->nl, ROCETUNE_CMD_QP_GET, req->dev, req->port);
 	if (!msg)
 		return -ENOMEM;
-	one = req->dev[0] && req->has_qpn && !req->top_k && !req->has_since;
+	one = req->dev[0] && req->has_qpn && !req->top_k && !req->has_since &&
+	      !req->port;
 	if ((req->has_qpn && nla_put_u32(msg, ROCETUNE_A_QPN, req->qpn)) ||
 	    (req->top_k &&
 	     (nla_put_u32(msg, ROCETUNE_A_QP_TOP_K, req->top_k) ||
@@ -466,7 +471,7 @@ static int rt_qp_set(struct rt_cli *cli)
 static int rt_qp_help(struct rt_cli *cli)
 {
 	(void)cli;
-	printf("Usage: rocetune [ -j [ -p ] | -o prometheus ] qp show [ dev DEV ] [ qpn N ]\n"
+	printf("Usage: rocetune [ -j [ -p ] | -o prometheus ] qp show [ dev DEV[/PORT] ] [ qpn N ]\n"
 	       "                        [ top K [ by FIELD ] ] [ since GEN | changed ]\n"
 	       "       rocetune qp stats [ dev DEV ]\n"
 	       "       rocetune qp set [ dev DEV accounting { on | off } ] [ table-max N ]\n"

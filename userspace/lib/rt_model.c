@@ -312,6 +312,7 @@ static struct nla_policy rt_qp_policy[ROCETUNE_A_QP_MAX + 1] = {
 	[ROCETUNE_A_QP_DEV_INDEX]	= { .type = NLA_U32 },
 	[ROCETUNE_A_QP_DESTROYED_NS]	= { .type = NLA_U64 },
 	[ROCETUNE_A_QP_TOP_DELTA]	= { .type = NLA_U64 },
+	[ROCETUNE_A_QP_PORT]		= { .type = NLA_U32 },
 };
 
 int rt_qp_parse(const struct nlmsghdr *nlh, struct rt_qp *qp)
@@ -342,6 +343,7 @@ int rt_qp_parse(const struct nlmsghdr *nlh, struct rt_qp *qp)
 	rt_get_name(qp->dev, tb[ROCETUNE_A_DEV_NAME]);
 	qp->gen = rt_get_u64(tb[ROCETUNE_A_QP_GEN]);
 	qp->qpn = rt_get_u32(q[ROCETUNE_A_QP_QPN]);
+	qp->port = rt_get_u32(q[ROCETUNE_A_QP_PORT]);
 	qp->type = rt_get_u8(q[ROCETUNE_A_QP_TYPE]);
 	qp->remote_qpn = rt_get_u32(q[ROCETUNE_A_QP_REMOTE_QPN]);
 	qp->pid = rt_get_u32(q[ROCETUNE_A_QP_PID]);

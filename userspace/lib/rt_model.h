@@ -115,6 +115,7 @@ struct rt_qp {
 	uint32_t dev_index;
 	uint64_t gen;			/* the dump's generation */
 	uint32_t qpn;
+	uint32_t port;
 	uint8_t type;			/* enum ib_qp_type */
 	uint32_t remote_qpn;
 	uint32_t pid;

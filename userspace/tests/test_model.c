@@ -262,6 +262,7 @@ static void qp_parses(void **state)
 	q = nest(msg, ROCETUNE_A_QP);
 	nla_put_u32(msg, ROCETUNE_A_QP_QPN, 17);
 	nla_put_u8(msg, ROCETUNE_A_QP_TYPE, 2);
+	nla_put_u32(msg, ROCETUNE_A_QP_PORT, 1);
 	nla_put_string(msg, ROCETUNE_A_QP_COMM, "ib_write_bw");
 	nla_put_u64(msg, ROCETUNE_A_QP_RX_ECN_CE_PKTS, 5);
 	nla_put_u64(msg, ROCETUNE_A_QP_TOP_DELTA, 4);
@@ -273,6 +274,7 @@ static void qp_parses(void **state)
 	assert_int_equal(qp.gen, 42);
 	assert_int_equal(qp.qpn, 17);
 	assert_string_equal(rt_qp_type_name(qp.type), "RC");
+	assert_int_equal(qp.port, 1);
 	assert_string_equal(qp.comm, "ib_write_bw");
 	assert_int_equal(qp.cnt[ROCETUNE_A_QP_RX_ECN_CE_PKTS], 5);
 	assert_int_equal(qp.top_delta, 4);

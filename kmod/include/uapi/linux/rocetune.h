@@ -186,6 +186,7 @@ enum rocetune_a_qp {
 	ROCETUNE_A_QP_RX_ACKREQ_PKTS,	/* u64: received with BTH AckReq set */
 	ROCETUNE_A_QP_DESTROYED_NS,	/* u64: CLOCK_MONOTONIC of the QP's destroy */
 	ROCETUNE_A_QP_TOP_DELTA,	/* u64: change of TOP_BY since TOP_SAMPLE */
+	ROCETUNE_A_QP_PORT,		/* u32: the QP's port, if known */
 
 	__ROCETUNE_A_QP_MAX,
 	ROCETUNE_A_QP_MAX = __ROCETUNE_A_QP_MAX - 1

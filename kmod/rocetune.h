@@ -69,7 +69,8 @@ struct rt_config {
  * @rx_dur_mask: priorities whose @rx_dur_us holds the driver's duration
  * @tx_dur_mask: priorities whose @tx_dur_us holds the driver's duration
  * @dur_ns: CLOCK_MONOTONIC time of the last attempt to read them
- * @dur_absent_ifindex: the netdev that has none, not asked again
+ * @dur_absent_ifindex: the netdev that had none at the last attempt
+ * @dur_absent_en: its PFC-enabled priorities then
  * @rx_dur_us: time paused by received PFC frames, microseconds
  * @tx_dur_us: time the port asked its peer to pause, microseconds
  */
@@ -92,6 +93,7 @@ struct rt_pfc {
 	u8 tx_dur_mask;
 	u64 dur_ns;
 	int dur_absent_ifindex;
+	u8 dur_absent_en;
 	u64 rx_dur_us[RT_NUM_PRIO];
 	u64 tx_dur_us[RT_NUM_PRIO];
 };

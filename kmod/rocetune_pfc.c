@@ -14,8 +14,10 @@
  * Pause durations have no DCB op: where the driver has them as ethtool
  * statistics (mlx5: rx_prioN_pause_duration and tx_prioN_pause_duration,
  * in microseconds) they are read at most every RT_PFC_DUR_NS, as ethtool
- * statistics of a hardware NIC may cost firmware commands; a netdev
- * without them is not asked again until the port's netdev changes.
+ * statistics of a hardware NIC may cost firmware commands.  A netdev
+ * without them is asked again when its PFC-enabled priorities change (mlx5
+ * lists the statistics of enabled priorities only) or the port's netdev
+ * does, else every RT_PFC_DUR_RETRY_NS.
  */
 
 #include <linux/ethtool.h>
@@ -26,7 +28,8 @@
 
 #include "rocetune.h"
 
-#define RT_PFC_DUR_NS	NSEC_PER_SEC
+#define RT_PFC_DUR_NS		NSEC_PER_SEC
+#define RT_PFC_DUR_RETRY_NS	(30 * NSEC_PER_SEC)
 
 static int rt_pfc_get_one(struct net_device *dev, struct ieee_pfc *pfc)
 {
@@ -140,8 +143,12 @@ out:
 	return found;
 }
 
-/* Pause durations of @dev (summed over a bond's members); RTNL held. */
-static void rt_pfc_dur(struct rt_pfc *pfc, struct net_device *dev, u64 now)
+/*
+ * Pause durations of @dev (summed over a bond's members), whose PFC-enabled
+ * priorities are @en; RTNL held.
+ */
+static void rt_pfc_dur(struct rt_pfc *pfc, struct net_device *dev, u8 en,
+		       u64 now)
 {
 	u64 rx[RT_NUM_PRIO] = {}, tx[RT_NUM_PRIO] = {};
 	u8 rx_mask = 0, tx_mask = 0;
@@ -149,8 +156,10 @@ static void rt_pfc_dur(struct rt_pfc *pfc, struct net_device *dev, u64 now)
 	struct net_device *m;
 	bool found = false;
 
-	if (pfc->dur_absent_ifindex == dev->ifindex ||
-	    now - pfc->dur_ns < RT_PFC_DUR_NS)
+	if (now - pfc->dur_ns < RT_PFC_DUR_NS ||
+	    (pfc->dur_absent_ifindex == dev->ifindex &&
+	     pfc->dur_absent_en == en &&
+	     now - pfc->dur_ns < RT_PFC_DUR_RETRY_NS))
 		return;
 	pfc->dur_ns = now;
 	if (netif_is_lag_master(dev)) {
@@ -163,6 +172,7 @@ static void rt_pfc_dur(struct rt_pfc *pfc, struct net_device *dev, u64 now)
 	pfc->tx_dur_mask = tx_mask;
 	if (!found) {
 		pfc->dur_absent_ifindex = dev->ifindex;
+		pfc->dur_absent_en = en;
 		return;
 	}
 	memcpy(pfc->rx_dur_us, rx, sizeof(rx));
@@ -250,7 +260,7 @@ void rt_pfc_read(struct rt_dev *rdev, struct rt_port *p,
 			return;
 		err = rt_pfc_get(dcbdev, &cur);
 		if (err > 0 && periodic)
-			rt_pfc_dur(pfc, dcbdev, now);
+			rt_pfc_dur(pfc, dcbdev, cur.pfc_en, now);
 		rtnl_unlock();
 	}
 	if (err < 0) {

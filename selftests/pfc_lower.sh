@@ -87,6 +87,12 @@ pause_duration() {
 	echo "# tx durations: rocetune $ours, ethtool $theirs"
 	[ "$ours" = "$theirs" ] && [ "$(jq -c '.[5]' <<< "$ours")" = 789 ]
 	check_err $? "tx_pause_duration_us $ours, ethtool $theirs"
+	# mlx5 lists the durations of PFC-enabled priorities only: enabling
+	# one more makes its durations appear.
+	pfc_on "$dev" 3 5 6 && echo 4242 > "$SIM_DFS/$ID_A/counters/rx_prio6_pause_duration"
+	check_err $? "cannot enable PFC on priority 6 of $dev"
+	wait_for 10 pfc_is "$ib" ".prio[6].rx_pause_duration_us" 4242
+	check_err $? "prio 6 duration after enabling PFC on it: $(port_pfc "$ib" '.prio[6]')"
 	# A netdev without them (veth under rxe0): absent, not zero.
 	ours=$(port_pfc "$RT_RXE0" '[.prio[]? | has("rx_pause_duration_us")] | any')
 	[ "$ours" != true ]
@@ -134,8 +140,12 @@ setup() {
 		echo "$id mlx5" > "$SIM_BUS"/new_device || exit "$KSFT_FAIL"
 		ip link set "rsim$id" up
 	done
-	pfc_on "rsim$ID_A" 3 5 || exit "$KSFT_FAIL"
 	rt_kmod_load || exit "$KSFT_FAIL"
+	# PFC goes on after the module has seen the NIC without any enabled
+	# priority, so without duration statistics (mlx5 lists them for
+	# enabled priorities only): they must still be found later.
+	sleep 1.5
+	pfc_on "rsim$ID_A" 3 5 || exit "$KSFT_FAIL"
 }
 
 cleanup() {

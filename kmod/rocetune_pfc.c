@@ -78,6 +78,19 @@ static int rt_pfc_get(struct net_device *dev, struct ieee_pfc *pfc)
 }
 
 /*
+ * The priority of an ethtool statistic "<dir>_prioN_pause_duration" (@dir
+ * "rx" or "tx"), or -1 for any other name.
+ */
+static int rt_pfc_dur_prio(const char *s, const char *dir)
+{
+	if (strncmp(s, dir, 2) || strncmp(s + 2, "_prio", 5) ||
+	    s[7] < '0' || s[7] >= '0' + RT_NUM_PRIO ||
+	    strncmp(s + 8, "_pause_duration", ETH_GSTRING_LEN - 8))
+		return -1;
+	return s[7] - '0';
+}
+
+/*
  * Add @dev's pause durations (ethtool statistics) to @rx and @tx, and the
  * priorities it has them for to @rx_mask and @tx_mask (mlx5 lists only
  * PFC-enabled priorities).  RTNL held.  Return: true if @dev has any.
@@ -88,7 +101,6 @@ static bool rt_pfc_dur_one(struct net_device *dev, u64 *rx, u64 *tx,
 	const struct ethtool_ops *ops = dev->ethtool_ops;
 	struct ethtool_stats stats = { .cmd = ETHTOOL_GSTATS };
 	int idx[2][RT_NUM_PRIO];
-	char name[ETH_GSTRING_LEN];
 	bool found = false;
 	u8 *strings = NULL;
 	u64 *data = NULL;
@@ -109,19 +121,20 @@ static bool rt_pfc_dur_one(struct net_device *dev, u64 *rx, u64 *tx,
 	for (prio = 0; prio < RT_NUM_PRIO; prio++) {
 		idx[0][prio] = -1;
 		idx[1][prio] = -1;
-		for (i = 0; i < n; i++) {
-			const char *s = strings + i * ETH_GSTRING_LEN;
+	}
+	for (i = 0; i < n; i++) {
+		const char *s = strings + i * ETH_GSTRING_LEN;
 
-			snprintf(name, sizeof(name), "rx_prio%d_pause_duration",
-				 prio);
-			if (!strncmp(s, name, ETH_GSTRING_LEN))
-				idx[0][prio] = i;
-			snprintf(name, sizeof(name), "tx_prio%d_pause_duration",
-				 prio);
-			if (!strncmp(s, name, ETH_GSTRING_LEN))
-				idx[1][prio] = i;
+		prio = rt_pfc_dur_prio(s, "rx");
+		if (prio >= 0) {
+			idx[0][prio] = i;
+			found = true;
 		}
-		found |= idx[0][prio] >= 0 || idx[1][prio] >= 0;
+		prio = rt_pfc_dur_prio(s, "tx");
+		if (prio >= 0) {
+			idx[1][prio] = i;
+			found = true;
+		}
 	}
 	if (!found)
 		goto out;

@@ -374,25 +374,27 @@ err_unlock:
 /*
  * The device filter of a dump is resolved in its first pass, not in a
  * .start callback: 6.1 gives .start no extack, while every kernel sends
- * the extack of a failed pass with NLMSG_DONE.  rt_devs_lock held.
+ * the extack of a failed pass with NLMSG_DONE.  Takes rt_devs_lock.
  */
 static int rt_dump_begin(struct netlink_callback *cb)
 {
 	struct rt_dump_ctx *ctx = rt_dump_ctx(cb);
 	struct rt_dev *rdev;
+	int err = 0;
 
-	lockdep_assert_held(&rt_devs_lock);
 	if (ctx->started)
 		return 0;
 	ctx->started = true;
+	mutex_lock(&rt_devs_lock);
 	rdev = rt_nl_dev(sock_net(cb->skb->sk), rt_dump_attrs(cb), cb->extack);
-	if (IS_ERR(rdev))
-		return PTR_ERR(rdev);
-	if (rdev) {
+	if (IS_ERR(rdev)) {
+		err = PTR_ERR(rdev);
+	} else if (rdev) {
 		ctx->filtered = true;
 		ctx->dev_index = rdev->index;
 	}
-	return 0;
+	mutex_unlock(&rt_devs_lock);
+	return err;
 }
 
 /* Return of a dump pass: a partial skb is sent, an empty one is an error. */
@@ -419,12 +421,10 @@ static int rt_nl_dev_get_dumpit(struct sk_buff *skb,
 	struct rt_dev *rdev;
 	int err;
 
-	mutex_lock(&rt_devs_lock);
 	err = rt_dump_begin(cb);
-	if (err) {
-		mutex_unlock(&rt_devs_lock);
+	if (err)
 		return err;
-	}
+	mutex_lock(&rt_devs_lock);
 	list_for_each_entry(rdev, &rt_devs, node) {
 		if (rt_dump_skip(ctx, rdev, net))
 			continue;
@@ -492,12 +492,10 @@ static int rt_nl_port_get_dumpit(struct sk_buff *skb,
 	unsigned int i;
 	int err;
 
-	mutex_lock(&rt_devs_lock);
 	err = rt_dump_begin(cb);
-	if (err) {
-		mutex_unlock(&rt_devs_lock);
+	if (err)
 		return err;
-	}
+	mutex_lock(&rt_devs_lock);
 	list_for_each_entry(rdev, &rt_devs, node) {
 		if (rt_dump_skip(ctx, rdev, net))
 			continue;

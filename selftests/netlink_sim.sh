@@ -149,22 +149,6 @@ sim_grow_idle() {
 	[ -z "$(cat "$SIM_DFS/$1/grow")" ]
 }
 
-# sim_dcb ARGS...: dcb for a set.  Debian 12's dcb (iproute2 6.1) reads
-# the ACK of its own GET as the answer to the SET and may then report
-# "Protocol error" although the set was done (see sim_dcb.sh); the state
-# is read back anyway.
-sim_dcb() {
-	local out rc
-
-	out=$(dcb "$@" 2>&1)
-	rc=$?
-	if [ "$rc" -ne 0 ] && [ "$out" = "Attribute write: Protocol error" ]; then
-		rc=0
-	fi
-	[ -z "$out" ] || echo "# dcb $*: $out"
-	return "$rc"
-}
-
 # The monitor ------------------------------------------------------------
 
 # mon_lines: number of complete lines the monitor has written.
@@ -384,7 +368,7 @@ pfc_vs_dcb() {
 
 	RET=0
 	for id in "$ID_MLX5" "$ID_IRDMA"; do
-		sim_dcb pfc set dev "rsim$id" prio-pfc all:off 3:on
+		rt_dcb pfc set dev "rsim$id" prio-pfc all:off 3:on
 		check_err $? "dcb pfc set on rsim$id failed"
 		# mlx5 flaps the link on a PFC change.
 		sleep 0.3

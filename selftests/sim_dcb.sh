@@ -57,25 +57,6 @@ sim_ethtool_stat() {
 	ethtool -S "$1" | awk -v s="$2:" '$1 == s { print $2; f = 1 } END { if (!f) print "absent" }'
 }
 
-# sim_dcb ARGS...: dcb for a set.  iproute2 before 6.2 (Debian 12 has
-# 6.1.0) leaves the ACK of its own GET in the socket and reads it as the
-# answer to the SET (fixed upstream by d0e02f35 "dcb: Do not leave ACKs in
-# socket receive buffer"): the kernel's answer is never read, so dcb exits
-# 0 even when the set is refused, and says "Protocol error" when a second
-# boundary changed the sequence number in between, although the set was
-# done.  So the tests read every set back and take that error for success.
-sim_dcb() {
-	local out rc
-
-	out=$(dcb "$@" 2>&1)
-	rc=$?
-	if [ "$rc" -ne 0 ] && [ "$out" = "Attribute write: Protocol error" ]; then
-		rc=0
-	fi
-	[ -z "$out" ] || echo "# dcb $*: $out"
-	return "$rc"
-}
-
 # sim_dcbnl MODE DEV ARGS...: DCB over raw rtnetlink, for what Debian 12's
 # dcb cannot do: print the errno of a set (0 on success) or read the
 # apptrust table.  Modes: "pfc DEV PFC_EN DELAY", "trust-set DEV SEL...",
@@ -142,14 +123,14 @@ sim_rdma_stat() {
 
 dcb_pfc() {
 	RET=0
-	sim_dcb pfc set dev "$DEV" prio-pfc all:off 3:on 4:on delay 100
+	rt_dcb pfc set dev "$DEV" prio-pfc all:off 3:on 4:on delay 100
 	check_err $? "dcb pfc set failed"
 	sim_expect "prio-pfc" "$(sim_json .prio_pfc dcb -j pfc show dev "$DEV")" \
 		"[false,false,false,true,true,false,false,false]"
 	sim_expect "pfc-cap" "$(sim_json .pfc_cap dcb -j pfc show dev "$DEV")" 8
 	sim_expect "delay" "$(sim_json .delay dcb -j pfc show dev "$DEV")" 100
 	sim_expect "errno of delay 1001" "$(sim_dcbnl pfc "$DEV" 0x18 1001)" 22
-	sim_dcb pfc set dev "$DEV" delay 1001 > /dev/null
+	rt_dcb pfc set dev "$DEV" delay 1001 > /dev/null
 	sim_expect "delay after an invalid set" \
 		"$(sim_json .delay dcb -j pfc show dev "$DEV")" 100
 	log_test "dcb pfc: prio-pfc and delay read back, invalid delay rejected"
@@ -157,7 +138,7 @@ dcb_pfc() {
 
 dcb_ets() {
 	RET=0
-	sim_dcb ets set dev "$DEV" tc-tsa all:ets 7:strict \
+	rt_dcb ets set dev "$DEV" tc-tsa all:ets 7:strict \
 		tc-bw all:0 0:10 1:20 2:70 prio-tc all:0 3:1 5:2 6:7
 	check_err $? "dcb ets set failed"
 	sim_expect "tc-bw" "$(sim_json .tc_bw dcb -j ets show dev "$DEV")" \
@@ -166,7 +147,7 @@ dcb_ets() {
 		"[0,0,0,1,0,2,7,0]"
 	sim_expect "tc-tsa" "$(sim_json .tc_tsa dcb -j ets show dev "$DEV")" \
 		'["ets","ets","ets","ets","ets","ets","ets","strict"]'
-	sim_dcb ets set dev "$DEV" tc-tsa 1:cbs tc-bw 0:100 1:0 2:0 > /dev/null
+	rt_dcb ets set dev "$DEV" tc-tsa 1:cbs tc-bw 0:100 1:0 2:0 > /dev/null
 	sim_expect "tc-tsa after a refused set" \
 		"$(sim_json .tc_tsa[1] dcb -j ets show dev "$DEV")" '"ets"'
 	sim_expect "tc-bw after a refused set" \
@@ -176,18 +157,18 @@ dcb_ets() {
 
 dcb_app() {
 	RET=0
-	sim_dcb app add dev "$DEV" dscp-prio 26:3 48:6
+	rt_dcb app add dev "$DEV" dscp-prio 26:3 48:6
 	check_err $? "dcb app add failed"
 	sim_expect "dscp-prio" "$(sim_json .dscp_prio dcb -j app show dev "$DEV")" \
 		"[[26,3],[48,6]]"
-	sim_dcb app replace dev "$DEV" dscp-prio 26:5
+	rt_dcb app replace dev "$DEV" dscp-prio 26:5
 	check_err $? "dcb app replace failed"
 	sim_expect "dscp-prio after replace" \
 		"$(sim_json .dscp_prio dcb -j app show dev "$DEV")" "[[26,5],[48,6]]"
-	sim_dcb app add dev "$DEV" ethtype-prio 0x8906:3 > /dev/null
+	rt_dcb app add dev "$DEV" ethtype-prio 0x8906:3 > /dev/null
 	sim_expect "ethtype-prio after a refused add" \
 		"$(sim_json '.ethtype_prio // []' dcb -j app show dev "$DEV")" "[]"
-	sim_dcb app del dev "$DEV" dscp-prio 26:5 48:6
+	rt_dcb app del dev "$DEV" dscp-prio 26:5 48:6
 	check_err $? "dcb app del failed"
 	sim_expect "dscp-prio after del" \
 		"$(sim_json '.dscp_prio // []' dcb -j app show dev "$DEV")" "[]"
@@ -196,7 +177,7 @@ dcb_app() {
 
 dcb_buffer() {
 	RET=0
-	sim_dcb buffer set dev "$DEV" prio-buffer all:0 3:1 4:1 \
+	rt_dcb buffer set dev "$DEV" prio-buffer all:0 3:1 4:1 \
 		buffer-size all:0 0:100K 1:200K
 	check_err $? "dcb buffer set failed"
 	sim_expect "prio-buffer" \
@@ -207,7 +188,7 @@ dcb_buffer() {
 		"[102400,204800,0,0,0,0,0,0]"
 	sim_expect "total-size" \
 		"$(sim_json .total_size dcb -j buffer show dev "$DEV")" 524288
-	sim_dcb buffer set dev "$DEV" buffer-size 2:600K > /dev/null
+	rt_dcb buffer set dev "$DEV" buffer-size 2:600K > /dev/null
 	sim_expect "buffer-size after a refused set" \
 		"$(sim_json .buffer_size dcb -j buffer show dev "$DEV")" \
 		"[102400,204800,0,0,0,0,0,0]"
@@ -216,7 +197,7 @@ dcb_buffer() {
 
 dcb_maxrate() {
 	RET=0
-	sim_dcb maxrate set dev "$DEV" tc-maxrate all:0 3:10Gbit 5:400Mbit
+	rt_dcb maxrate set dev "$DEV" tc-maxrate all:0 3:10Gbit 5:400Mbit
 	check_err $? "dcb maxrate set failed"
 	# dcb shows bytes per second
 	sim_expect "tc-maxrate" \
@@ -228,13 +209,13 @@ dcb_maxrate() {
 dcb_dcbx() {
 	RET=0
 	sim_expect "default mode" "$(dcb dcbx show dev "$DEV" | xargs)" "host ieee"
-	sim_dcb dcbx set dev "$DEV" host cee
+	rt_dcb dcbx set dev "$DEV" host cee
 	check_err $? "dcbx host cee refused"
 	sim_expect "mode" "$(dcb dcbx show dev "$DEV" | xargs)" "host cee"
-	sim_dcb dcbx set dev "$DEV" host ieee cee > /dev/null
+	rt_dcb dcbx set dev "$DEV" host ieee cee > /dev/null
 	sim_expect "mode after a refused set" "$(dcb dcbx show dev "$DEV" | xargs)" \
 		"host cee"
-	sim_dcb dcbx set dev "$DEV" host ieee
+	rt_dcb dcbx set dev "$DEV" host ieee
 	check_err $? "dcbx host ieee refused"
 	log_test "dcb dcbx: mode read back, invalid mode rejected"
 }
@@ -268,17 +249,17 @@ fail_next_set() {
 	sim_expect "prio-pfc after the failure" \
 		"$(sim_json .prio_pfc[6] dcb -j pfc show dev "$DEV")" false
 	echo -110 > "$DFS/fail_next_set"
-	sim_dcb pfc set dev "$DEV" prio-pfc 6:on > /dev/null
+	rt_dcb pfc set dev "$DEV" prio-pfc 6:on > /dev/null
 	sim_expect "knob after dcb" "$(cat "$DFS/fail_next_set")" 0
 	sim_expect "prio-pfc after a failed dcb set" \
 		"$(sim_json .prio_pfc[6] dcb -j pfc show dev "$DEV")" false
 	echo 22 > "$DFS/fail_next_set"
 	ethtool --set-tunable "$DEV" pfc-prevention-tout 200 2> /dev/null
 	check_fail $? "set-tunable succeeded with fail_next_set armed"
-	sim_dcb pfc set dev "$DEV" prio-pfc 6:on
+	rt_dcb pfc set dev "$DEV" prio-pfc 6:on
 	sim_expect "prio-pfc after the next set" \
 		"$(sim_json .prio_pfc[6] dcb -j pfc show dev "$DEV")" true
-	sim_dcb pfc set dev "$DEV" prio-pfc 6:off
+	rt_dcb pfc set dev "$DEV" prio-pfc 6:off
 	log_test "fail_next_set: the next set fails with the chosen errno, once"
 }
 
@@ -288,18 +269,18 @@ pfc_link_flap() {
 	RET=0
 	sim_expect "default (mlx5)" "$(cat "$DFS/pfc_link_flap")" Y
 	before=$(cat "$DFS/link_flaps")
-	sim_dcb pfc set dev "$DEV" prio-pfc 2:on
+	rt_dcb pfc set dev "$DEV" prio-pfc 2:on
 	sim_expect "flaps after a PFC change" "$(cat "$DFS/link_flaps")" \
 		$((before + 1))
 	wait_for 5 grep -qx 1 "/sys/class/net/$DEV/carrier"
 	check_err $? "carrier did not come back"
 	wait_for 5 sh -c "rdma link show $IBDEV/1 | grep -q 'state ACTIVE'"
 	check_err $? "RDMA port did not come back to ACTIVE"
-	sim_dcb pfc set dev "$DEV" prio-pfc 2:on
+	rt_dcb pfc set dev "$DEV" prio-pfc 2:on
 	sim_expect "flaps after a no-op set" "$(cat "$DFS/link_flaps")" \
 		$((before + 1))
 	echo N > "$DFS/pfc_link_flap"
-	sim_dcb pfc set dev "$DEV" prio-pfc 2:off
+	rt_dcb pfc set dev "$DEV" prio-pfc 2:off
 	sim_expect "flaps with the knob off" "$(cat "$DFS/link_flaps")" \
 		$((before + 1))
 	echo Y > "$DFS/pfc_link_flap"
@@ -309,7 +290,7 @@ pfc_link_flap() {
 
 ethtool_stats() {
 	RET=0
-	sim_dcb pfc set dev "$DEV" prio-pfc all:off 3:on
+	rt_dcb pfc set dev "$DEV" prio-pfc all:off 3:on
 	echo 77 > "$DFS/counters/rx_prio3_pause"
 	echo 1500 > "$DFS/counters/tx_prio3_pause_duration"
 	echo 9 > "$DFS/counters/tx_pause_storm_warning_events"

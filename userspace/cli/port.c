@@ -20,7 +20,6 @@ struct rt_port_list {
 	struct rt_port *v;
 	size_t n;
 	size_t cap;
-	const char *dev;		/* keep only this device's ports */
 };
 
 static void rt_port_print_ids(struct rt_print *pr, const struct rt_port *p)
@@ -195,10 +194,6 @@ static int rt_port_list_cb(const struct nlmsghdr *nlh, void *arg)
 		rt_error("malformed port message from the kernel");
 		return err;
 	}
-	if (list->dev && strcmp(list->v[list->n].dev, list->dev)) {
-		rt_port_free(&list->v[list->n]);
-		return 0;
-	}
 	list->n++;
 	return 0;
 }
@@ -226,34 +221,10 @@ int rt_port_show_parse(struct rt_cli *cli, struct rt_port_req *req)
 	return rt_arg_end(cli);
 }
 
-/*
- * Before Linux 6.5 the kernel drops the message a dump's start callback
- * sets; ask for the device alone to get its explanation.
- */
-static int rt_port_explain(struct rt_cli *cli, const char *dev, int err)
-{
-	struct nl_msg *msg;
-	int err2;
-
-	if (!dev[0] || cli->nl.ext_msg[0])
-		return err;
-	msg = rt_nl_msg_dev(&cli->nl, ROCETUNE_CMD_DEV_GET, dev, 0);
-	if (!msg)
-		return err;
-	err2 = rt_nl_do(&cli->nl, msg, NULL, NULL);
-	if (!err2) {
-		/* The device exists after all (a race); keep the first error. */
-		cli->nl.err = err;
-		return err;
-	}
-	return err2;
-}
-
 static int rt_port_fetch(struct rt_cli *cli, const struct rt_port_req *req,
 			 struct rt_port_list *list)
 {
 	struct nl_msg *msg;
-	int err;
 
 	msg = rt_nl_msg_dev(&cli->nl, ROCETUNE_CMD_PORT_GET, req->dev, req->port);
 	if (!msg)
@@ -261,9 +232,7 @@ static int rt_port_fetch(struct rt_cli *cli, const struct rt_port_req *req,
 	if (req->port)
 		return rt_nl_do(&cli->nl, msg, rt_port_list_cb, list);
 	/* The kernel filters a dump by device and names an unknown one. */
-	list->dev = req->dev[0] ? req->dev : NULL;
-	err = rt_nl_dump(&cli->nl, msg, rt_port_list_cb, list);
-	return err ? rt_port_explain(cli, req->dev, err) : 0;
+	return rt_nl_dump(&cli->nl, msg, rt_port_list_cb, list);
 }
 
 static void rt_port_output(struct rt_cli *cli, const struct rt_port_list *list)

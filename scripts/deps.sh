@@ -10,7 +10,7 @@ PACKAGES=(
 	build-essential make gcc pkg-config cpio xz-utils
 	linux-headers-amd64 linux-headers-6.12-amd64
 	libnl-3-dev libnl-genl-3-dev libnl-route-3-dev libcmocka-dev
-	libibverbs-dev
+	libibverbs-dev libmnl-dev libinih-dev
 	# static checks (checkpatch.pl comes from the linux-source tarball)
 	sparse shellcheck linux-source-6.1 perl python3
 	# packaging

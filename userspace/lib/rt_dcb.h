@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * rocetune user-space library: the kernel's DCB rtnetlink API (IEEE mode),
+ * over libmnl (libnl-3 has no DCB support).
+ *
+ * Every setter sends exactly one setting in one RTM_SETDCB request, so a
+ * failure is attributable to it.  The kernel reports its own checks (no
+ * DCB ops, bad attribute, unknown interface) in the netlink ACK, but a
+ * driver's refusal only in the reply's DCB_ATTR_IEEE u8 (the negative
+ * errno truncated to 8 bits); both are decoded here into a negative errno
+ * and a message naming the interface, the setting and the cause.
+ *
+ * Every function returns 0 or a negative errno; on failure @msg (of @len
+ * bytes, may be NULL) holds a message such as
+ *	"rsim3: DCB PFC set: the driver refused it: Invalid argument (EINVAL)"
+ */
+#ifndef RT_DCB_H
+#define RT_DCB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/dcbnl.h>
+
+struct rt_dcb;
+
+/* What RTM_GETDCB DCB_CMD_IEEE_GET returned for one interface. */
+struct rt_dcb_state {
+	bool has_ets;			/* the driver has each get op */
+	bool has_pfc;
+	bool has_maxrate;
+	bool has_buffer;
+	bool has_apptrust;		/* kernel and driver have apptrust */
+	struct ieee_ets ets;
+	struct ieee_pfc pfc;
+	struct ieee_maxrate maxrate;	/* kbit/s */
+	struct dcbnl_buffer buffer;
+	int8_t dscp_prio[64];		/* DSCP APP entries, -1: none */
+	unsigned int dscp_dups;		/* DSCPs with more than one entry */
+	unsigned int napp_other;	/* APP entries of other selectors */
+	uint8_t apptrust[8];		/* selectors, most trusted first */
+	unsigned int napptrust;
+	uint8_t dcbx;			/* DCB_CMD_GDCBX, 0 if unknown */
+};
+
+/* Selector of apptrust for PCP (DCB_APP_SEL_PCP of 6.2+ headers). */
+#define RT_DCB_APP_SEL_PCP	255
+
+int rt_dcb_open(struct rt_dcb **dcb);
+void rt_dcb_close(struct rt_dcb *dcb);
+
+int rt_dcb_get(struct rt_dcb *dcb, const char *ifname,
+	       struct rt_dcb_state *st, char *msg, size_t len);
+
+int rt_dcb_set_ets(struct rt_dcb *dcb, const char *ifname,
+		   const struct ieee_ets *ets, char *msg, size_t len);
+int rt_dcb_set_pfc(struct rt_dcb *dcb, const char *ifname,
+		   const struct ieee_pfc *pfc, char *msg, size_t len);
+int rt_dcb_set_maxrate(struct rt_dcb *dcb, const char *ifname,
+		       const struct ieee_maxrate *maxrate, char *msg,
+		       size_t len);
+int rt_dcb_set_buffer(struct rt_dcb *dcb, const char *ifname,
+		      const struct dcbnl_buffer *buf, char *msg, size_t len);
+/* One DSCP APP entry (selector IEEE_8021QAZ_APP_SEL_DSCP) added or deleted. */
+int rt_dcb_app_add(struct rt_dcb *dcb, const char *ifname, uint8_t dscp,
+		   uint8_t prio, char *msg, size_t len);
+int rt_dcb_app_del(struct rt_dcb *dcb, const char *ifname, uint8_t dscp,
+		   uint8_t prio, char *msg, size_t len);
+/* -EOPNOTSUPP with a message when the kernel has no apptrust (< 6.2). */
+int rt_dcb_set_apptrust(struct rt_dcb *dcb, const char *ifname,
+			const uint8_t *sel, unsigned int nsel, char *msg,
+			size_t len);
+
+/*
+ * rt_dcb_decode_status() - the errno a DCB_ATTR_IEEE status byte @v
+ * carries (0 for success).  Exposed for the unit tests.
+ */
+int rt_dcb_decode_status(uint8_t v);
+
+/*
+ * rt_dcb_fd() - the socket, for a caller that wants RTNLGRP_DCB
+ * notifications on a socket of its own (the agent); -1 if closed.
+ */
+int rt_dcb_fd(const struct rt_dcb *dcb);
+
+#endif /* RT_DCB_H */

@@ -1,0 +1,220 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * rocetune user-space library: tuning profiles.
+ *
+ * A profile is a systemd-style INI file (parsed with libinih) with the
+ * sections [Match], [Lossless] and [DCQCN]; Documentation/profiles.rst is
+ * the reference of every key.  Files are read from a directory
+ * (/etc/rocetune, or $ROCETUNE_PROFILE_DIR) in lexical order of their
+ * names, *.conf only; the profile of a NIC is the first one whose [Match]
+ * matches it.
+ *
+ * The parser checks everything that does not depend on the NIC: syntax,
+ * key names, value ranges and the consistency of the keys with each other.
+ * Every error names file:line, the key, the value and what is allowed.
+ * What depends on the NIC (a driver without a DCB operation, a vendor
+ * field width) is checked when the profile is applied (rt_want.c).
+ */
+#ifndef RT_PROFILE_H
+#define RT_PROFILE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define RT_NPRIO		8	/* IEEE 802.1p priorities */
+#define RT_NTC			8	/* traffic classes */
+#define RT_NBUF			8	/* port buffers */
+#define RT_NDSCP		64
+#define RT_PROF_MAX_GLOBS	8	/* globs per [Match] key */
+#define RT_PROF_GLOB_LEN	64
+#define RT_PROF_PATH_LEN	4096
+#define RT_PROF_MAX_FILES	64	/* profiles per directory */
+
+/* IEEE 802.1Qaz transmission selection algorithms (kernel values). */
+enum rt_tsa {
+	RT_TSA_STRICT = 0,
+	RT_TSA_CBS = 1,
+	RT_TSA_ETS = 2,
+	RT_TSA_VENDOR = 255,
+};
+
+enum rt_trust {
+	RT_TRUST_PCP = 1,
+	RT_TRUST_DSCP = 2,
+};
+
+/* PFCStormTimeoutMs= special values (those of ETHTOOL_PFC_PREVENTION_TOUT). */
+#define RT_PFC_STORM_OFF	0
+#define RT_PFC_STORM_AUTO	0xffff
+#define RT_PFC_STORM_MIN_MS	80
+#define RT_PFC_STORM_MAX_MS	8000
+
+/*
+ * DCQCN parameters, vendor-neutral, in physical units.  rt_dcqcn_keys[]
+ * gives each its key name and range; the vendor mapping is in rt_want.c.
+ */
+enum rt_dcqcn_param {
+	RT_DCQCN_CNP_DSCP,
+	RT_DCQCN_CNP_PRIORITY,
+	RT_DCQCN_MIN_TIME_BETWEEN_CNPS_US,
+	RT_DCQCN_RATE_REDUCE_MONITOR_PERIOD_US,
+	RT_DCQCN_MIN_RATE_MBPS,
+	RT_DCQCN_MAX_RATE_MBPS,
+	RT_DCQCN_AI_RATE_MBPS,
+	RT_DCQCN_HAI_RATE_MBPS,
+	RT_DCQCN_TIME_RESET_US,
+	RT_DCQCN_BYTE_RESET_BYTES,
+	RT_DCQCN_THRESHOLD,
+	RT_DCQCN_INITIAL_ALPHA,
+	RT_DCQCN_G,
+	RT_DCQCN_GD,
+	RT_DCQCN_MIN_DECREASE_FACTOR_PERCENT,
+	RT_DCQCN_RATE_ON_FIRST_CNP_MBPS,
+	RT_DCQCN_CLAMP_TARGET_RATE,
+	RT_DCQCN_CLAMP_TARGET_RATE_AFTER_TIME_INC,
+	RT_DCQCN_DCE_TCP_RTT_US,
+	RT_DCQCN_ENABLE,
+	RT_DCQCN_NUM
+};
+
+struct rt_dcqcn_key {
+	const char *key;	/* "CNPDSCP", "MinRateMbps", ... */
+	uint32_t min;
+	uint32_t max;
+	bool boolean;		/* yes/no/true/false/on/off/1/0 */
+};
+
+extern const struct rt_dcqcn_key rt_dcqcn_keys[RT_DCQCN_NUM];
+
+/*
+ * Every key of a profile.  struct rt_profile records the line of each
+ * key's (last) assignment in line[]; 0 means the key was not given.
+ */
+enum rt_pkey {
+	/* [Match] */
+	RT_PK_MATCH_NAME,
+	RT_PK_MATCH_DRIVER,
+	RT_PK_MATCH_RDMA_DEVICE,
+	RT_PK_MATCH_PCI_ADDRESS,
+	/* [Lossless] */
+	RT_PK_TRUST,
+	RT_PK_PFC,
+	RT_PK_DSCP_TO_PRIORITY,
+	RT_PK_PRIORITY_TO_TC,
+	RT_PK_ETS_BANDWIDTH,
+	RT_PK_TSA,
+	RT_PK_MAX_RATE_MBPS,
+	RT_PK_BUFFER_SIZE_BYTES,
+	RT_PK_PRIORITY_TO_BUFFER,
+	RT_PK_CABLE_LENGTH_METERS,
+	RT_PK_PFC_STORM_TIMEOUT_MS,
+	/* [DCQCN]: RT_PK_DCQCN + enum rt_dcqcn_param */
+	RT_PK_DCQCN,
+	RT_PK_NUM = RT_PK_DCQCN + RT_DCQCN_NUM
+};
+
+#define RT_PK_MATCH_NUM		4
+
+/* rt_pkey_name() - "Trust", "CNPDSCP", ...; rt_pkey_section() - "Lossless" */
+const char *rt_pkey_name(enum rt_pkey k);
+const char *rt_pkey_section(enum rt_pkey k);
+
+struct rt_profile {
+	char path[RT_PROF_PATH_LEN];	/* as given to the parser */
+	const char *name;		/* basename of path, points into it */
+	unsigned int line[RT_PK_NUM];	/* line of each key, 0: not given */
+
+	/* [Match]: globs per key, indexed by RT_PK_MATCH_* */
+	char match[RT_PK_MATCH_NUM][RT_PROF_MAX_GLOBS][RT_PROF_GLOB_LEN];
+	unsigned int nmatch[RT_PK_MATCH_NUM];
+
+	/* [Lossless] */
+	enum rt_trust trust;
+	uint8_t pfc_en;			/* bitmap of priorities, PFC= */
+	int8_t dscp_prio[RT_NDSCP];	/* DSCPToPriority=, -1: not listed */
+	uint8_t prio_tc[RT_NPRIO];	/* PriorityToTC=, unlisted: 0 */
+	uint8_t ets_bw[RT_NTC];		/* ETSBandwidth= percent, unlisted: 0 */
+	uint8_t tsa[RT_NTC];		/* TSA=, unlisted: RT_TSA_ETS */
+	uint64_t maxrate_mbps[RT_NTC];	/* MaxRateMbps=, 0: unlimited */
+	uint32_t buffer_size[RT_NBUF];	/* BufferSizeBytes=, unlisted: 0 */
+	uint8_t prio_buffer[RT_NPRIO];	/* PriorityToBuffer=, unlisted: 0 */
+	uint16_t cable_length_m;	/* CableLengthMeters= */
+	uint16_t pfc_storm_tout;	/* PFCStormTimeoutMs=, RT_PFC_STORM_* */
+
+	/* [DCQCN] */
+	uint32_t dcqcn[RT_DCQCN_NUM];
+};
+
+/* rt_profile_has() - @key was given in @p. */
+static inline bool rt_profile_has(const struct rt_profile *p, enum rt_pkey key)
+{
+	return p->line[key] != 0;
+}
+
+/*
+ * Diagnostics: each error is one line of text, already formatted as
+ * "FILE:LINE: [Section] Key=value: what is wrong (what is allowed)".
+ * At most RT_DIAG_MAX are kept; @n counts all of them.
+ */
+#define RT_DIAG_MAX		128
+#define RT_DIAG_LEN		512
+
+struct rt_diag {
+	unsigned int n;
+	char msg[RT_DIAG_MAX][RT_DIAG_LEN];
+};
+
+void rt_diag_add(struct rt_diag *d, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* rt_diag_print() - every message, one per line, to @f. */
+void rt_diag_print(const struct rt_diag *d, FILE *f);
+
+/*
+ * rt_profile_parse_file() - parse and check the profile at @path into
+ * @p (zeroed first).  Returns 0, or -EINVAL when @d got errors, or a
+ * negative errno when the file cannot be read (also reported in @d).
+ */
+int rt_profile_parse_file(const char *path, struct rt_profile *p,
+			  struct rt_diag *d);
+
+struct rt_profile_set {
+	unsigned int n;
+	struct rt_profile *p[RT_PROF_MAX_FILES];	/* malloc'ed, lexical order */
+};
+
+/*
+ * rt_profile_dir() - $ROCETUNE_PROFILE_DIR when set and not empty, else
+ * "/etc/rocetune".
+ */
+const char *rt_profile_dir(void);
+
+/*
+ * rt_profile_load_dir() - parse every *.conf of @dir in lexical order.
+ * A missing directory is an empty set.  Returns 0, or -EINVAL when any
+ * file had errors (all files are still parsed and every error is in @d;
+ * @set then holds only the valid ones), or a negative errno.
+ */
+int rt_profile_load_dir(const char *dir, struct rt_profile_set *set,
+			struct rt_diag *d);
+void rt_profile_set_free(struct rt_profile_set *set);
+
+/* What [Match] compares: the identity of a RoCE NIC. */
+struct rt_nic_id {
+	char netdev[64];	/* Name= */
+	char driver[64];	/* Driver=, the netdev's driver (ethtool -i) */
+	char rdma_dev[64];	/* RdmaDevice= */
+	char bus_info[64];	/* PciAddress=, bus-info (ethtool -i) */
+};
+
+/*
+ * rt_profile_match() - every [Match] key given in @p has a glob (fnmatch)
+ * matching @nic.  A profile with an empty [Match] matches every NIC.
+ */
+bool rt_profile_match(const struct rt_profile *p, const struct rt_nic_id *nic);
+
+/* rt_profile_find() - the first profile of @set matching @nic, or NULL. */
+const struct rt_profile *rt_profile_find(const struct rt_profile_set *set,
+					 const struct rt_nic_id *nic);
+
+#endif /* RT_PROFILE_H */

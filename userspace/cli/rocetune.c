@@ -25,6 +25,7 @@ static const struct rt_cmd rt_objects[] = {
 	{ "config",	rt_cmd_config },
 	{ "monitor",	rt_cmd_monitor },
 	{ "qp",		rt_cmd_qp },
+	{ "profile",	rt_cmd_profile },
 	{ NULL,		NULL },
 };
 

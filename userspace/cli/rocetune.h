@@ -87,6 +87,7 @@ int rt_cmd_port(struct rt_cli *cli);
 int rt_cmd_config(struct rt_cli *cli);
 int rt_cmd_monitor(struct rt_cli *cli);
 int rt_cmd_qp(struct rt_cli *cli);		/* cli/qp.c (per-QP issue) */
+int rt_cmd_profile(struct rt_cli *cli);		/* cli/profile.c */
 
 /* Parsed requests, exposed for the unit tests. */
 struct rt_dev_req {

@@ -4,6 +4,8 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,4 +71,15 @@ int rt_parse_dev_port(const char *s, char *dev, size_t devlen, uint32_t *port)
 int rt_keyword(const char *arg, const char *keyword)
 {
 	return arg && keyword && strcmp(arg, keyword) == 0;
+}
+
+void rt_fmt(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!buf || !len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
 }

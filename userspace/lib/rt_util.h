@@ -26,6 +26,13 @@ int rt_parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out);
  */
 int rt_parse_dev_port(const char *s, char *dev, size_t devlen, uint32_t *port);
 
+/*
+ * rt_fmt() - snprintf() into @buf for messages, where truncating a long
+ * path is acceptable; @buf may be NULL.
+ */
+void rt_fmt(char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /* rt_keyword() - whole-word match of a command-line keyword. */
 int rt_keyword(const char *arg, const char *keyword);
 

@@ -1,0 +1,445 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * rocetune profile: declarative tuning of the RoCE NICs.
+ *
+ *	rocetune profile check [ FILE... ]
+ *	rocetune profile show [ dev NETDEV ]
+ *	rocetune profile diff [ dev NETDEV ]
+ *	rocetune profile apply [ dev NETDEV ] [ dry-run ]
+ *
+ * Profiles are read from rt_profile_dir(); an invalid profile is never
+ * applied (exit 2).  apply exits 0 when every NIC ends as its profile
+ * says (or no profile matches it), 1 when one failed.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rocetune.h"
+#include "rt_apply.h"
+#include "rt_nic.h"
+#include "rt_profile.h"
+
+struct rt_profile_req {
+	char dev[RT_NAME_LEN];		/* "" for every NIC */
+	bool dry_run;
+};
+
+static int rt_profile_parse_req(struct rt_cli *cli, struct rt_profile_req *req,
+				bool dry_run_ok)
+{
+	const char *v;
+
+	memset(req, 0, sizeof(*req));
+	while (rt_arg_peek(cli)) {
+		if (rt_arg_is(cli, "dev")) {
+			rt_arg_next(cli);
+			v = rt_arg_next(cli);
+			if (!v) {
+				rt_usage_error("\"dev\" needs a network interface name");
+				return RT_EXIT_USAGE;
+			}
+			if (strlen(v) >= sizeof(req->dev) || !v[0]) {
+				rt_usage_error("\"%s\" is not a network interface name",
+					       v);
+				return RT_EXIT_USAGE;
+			}
+			snprintf(req->dev, sizeof(req->dev), "%s", v);
+		} else if (dry_run_ok && rt_arg_is(cli, "dry-run")) {
+			rt_arg_next(cli);
+			req->dry_run = true;
+		} else {
+			rt_usage_error("unknown argument \"%s\"; try \"rocetune profile help\"",
+				       rt_arg_peek(cli));
+			return RT_EXIT_USAGE;
+		}
+	}
+	return rt_cli_no_prometheus(cli);
+}
+
+/* The profiles of the directory; exit 2 (printed) when one is invalid. */
+static int rt_profile_load(struct rt_profile_set *set)
+{
+	struct rt_diag *d = calloc(1, sizeof(*d));
+	int err;
+
+	if (!d) {
+		rt_error("out of memory");
+		return RT_EXIT_ERROR;
+	}
+	err = rt_profile_load_dir(rt_profile_dir(), set, d);
+	if (err) {
+		rt_diag_print(d, stderr);
+		if (err == -EINVAL)
+			rt_error("%u error%s in the profiles of %s: nothing applied",
+				 d->n, d->n == 1 ? "" : "s", rt_profile_dir());
+		else
+			rt_error("cannot read the profiles of %s: %s",
+				 rt_profile_dir(), strerror(-err));
+		free(d);
+		rt_profile_set_free(set);
+		return RT_EXIT_USAGE;
+	}
+	free(d);
+	return RT_EXIT_OK;
+}
+
+/* The NICs to act on: every RoCE NIC, or the one named. */
+static int rt_profile_nics(const struct rt_profile_req *req,
+			   struct rt_nic **nics, unsigned int *n)
+{
+	char msg[512] = "";
+	int ret;
+
+	*nics = calloc(RT_NIC_MAX, sizeof(**nics));
+	if (!*nics) {
+		rt_error("out of memory");
+		return RT_EXIT_ERROR;
+	}
+	if (req->dev[0]) {
+		ret = rt_nic_lookup(req->dev, *nics, msg, sizeof(msg));
+		*n = 1;
+	} else {
+		ret = rt_nic_list(*nics, RT_NIC_MAX, msg, sizeof(msg));
+		*n = ret > 0 ? (unsigned int)ret : 0;
+	}
+	if (ret < 0) {
+		rt_error("%s", msg);
+		free(*nics);
+		*nics = NULL;
+		return RT_EXIT_ERROR;
+	}
+	return RT_EXIT_OK;
+}
+
+static void rt_print_nic_id(struct rt_print *pr, const struct rt_nic *nic)
+{
+	rt_print_string(pr, RT_PRINT_ANY, "netdev", "%s:", nic->id.netdev);
+	rt_print_string(pr, RT_PRINT_JSON, "rdma_device", NULL,
+			nic->id.rdma_dev);
+	rt_print_uint(pr, RT_PRINT_JSON, "port", NULL, nic->port);
+	rt_print_string(pr, RT_PRINT_JSON, "driver", NULL, nic->id.driver);
+	rt_print_string(pr, RT_PRINT_JSON, "bus_info", NULL, nic->id.bus_info);
+}
+
+static void rt_print_diag(struct rt_print *pr, const struct rt_diag *d)
+{
+	unsigned int i, n = d->n < RT_DIAG_MAX ? d->n : RT_DIAG_MAX;
+
+	if (!n)
+		return;
+	rt_print_open_array(pr, "errors");
+	for (i = 0; i < n; i++)
+		rt_print_string(pr, RT_PRINT_ANY, NULL, "  %s\n", d->msg[i]);
+	rt_print_close_array(pr);
+}
+
+static void rt_print_change(struct rt_print *pr, const struct rt_setting *old,
+			    const struct rt_setting *want, bool with_old)
+{
+	char name[64], a[256], b[256];
+
+	rt_setting_name(want, name, sizeof(name));
+	rt_setting_value(want, b, sizeof(b));
+	rt_print_open_object(pr, NULL);
+	rt_print_string(pr, RT_PRINT_ANY, "setting", "  %s: ", name);
+	if (with_old) {
+		rt_setting_value(old, a, sizeof(a));
+		rt_print_string(pr, RT_PRINT_ANY, "old", "%s -> ", a);
+	}
+	rt_print_string(pr, RT_PRINT_ANY, "new", "%s\n", b);
+	rt_print_close_object(pr);
+}
+
+/* check ----------------------------------------------------------------- */
+
+static int rt_profile_check(struct rt_cli *cli)
+{
+	struct rt_profile_set set = { 0 };
+	struct rt_profile *p;
+	struct rt_diag *d;
+	unsigned int i, nfiles = 0;
+	int ret = RT_EXIT_OK;
+
+	if (rt_cli_no_prometheus(cli))
+		return RT_EXIT_USAGE;
+	d = calloc(1, sizeof(*d));
+	p = calloc(1, sizeof(*p));
+	if (!d || !p) {
+		free(d);
+		free(p);
+		rt_error("out of memory");
+		return RT_EXIT_ERROR;
+	}
+	if (rt_arg_peek(cli)) {
+		while (rt_arg_peek(cli)) {
+			rt_profile_parse_file(rt_arg_next(cli), p, d);
+			nfiles++;
+		}
+	} else {
+		rt_profile_load_dir(rt_profile_dir(), &set, d);
+		nfiles = set.n;
+	}
+	rt_print_open_object(&cli->pr, NULL);
+	rt_print_uint(&cli->pr, RT_PRINT_JSON, "files", NULL, nfiles);
+	rt_print_uint(&cli->pr, RT_PRINT_JSON, "error_count", NULL, d->n);
+	rt_print_open_array(&cli->pr, "errors");
+	for (i = 0; i < d->n && i < RT_DIAG_MAX; i++)
+		rt_print_string(&cli->pr, RT_PRINT_JSON, NULL, NULL,
+				d->msg[i]);
+	rt_print_close_array(&cli->pr);
+	rt_print_close_object(&cli->pr);
+	if (!cli->json)
+		rt_diag_print(d, stderr);
+	if (d->n) {
+		if (!cli->json)
+			rt_error("%u error%s; an invalid profile is never applied",
+				 d->n, d->n == 1 ? "" : "s");
+		ret = RT_EXIT_USAGE;
+	} else if (!cli->json) {
+		printf("%u profile%s OK\n", nfiles, nfiles == 1 ? "" : "s");
+	}
+	rt_profile_set_free(&set);
+	free(d);
+	free(p);
+	return ret;
+}
+
+/* show and diff --------------------------------------------------------- */
+
+/* Read @nic and build what @p wants; 0, or -1 with the errors in @d. */
+static int rt_profile_want(struct rt_sys_ctx *ctx, const struct rt_nic *nic,
+			   const struct rt_profile *p,
+			   struct rt_nic_state *ns, struct rt_state *want,
+			   struct rt_diag *d)
+{
+	char msg[512] = "";
+	int err;
+
+	memset(ns, 0, sizeof(*ns));
+	err = rt_backend_sys.read(ctx, nic, rt_want_needs(p), ns, msg,
+				  sizeof(msg));
+	if (err) {
+		rt_diag_add(d, "%s", msg);
+		return -1;
+	}
+	return rt_want_build(p, nic, ns, want, d) ? -1 : 0;
+}
+
+static int rt_profile_show_diff(struct rt_cli *cli, bool diff)
+{
+	struct rt_profile_set set = { 0 };
+	struct rt_profile_req req;
+	struct rt_sys_ctx ctx = { 0 };
+	struct rt_nic_state *ns = NULL;
+	struct rt_state *want = NULL;
+	struct rt_diag *d = NULL;
+	struct rt_nic *nics = NULL;
+	unsigned int n, i, j;
+	int ret;
+
+	ret = rt_profile_parse_req(cli, &req, false);
+	if (ret)
+		return ret;
+	ret = rt_profile_load(&set);
+	if (ret)
+		return ret;
+	ret = rt_profile_nics(&req, &nics, &n);
+	if (ret)
+		goto out;
+	ns = calloc(1, sizeof(*ns));
+	want = calloc(1, sizeof(*want));
+	d = calloc(1, sizeof(*d));
+	if (!ns || !want || !d) {
+		rt_error("out of memory");
+		ret = RT_EXIT_ERROR;
+		goto out;
+	}
+	rt_print_open_array(&cli->pr, NULL);
+	for (i = 0; i < n; i++) {
+		const struct rt_profile *p = rt_profile_find(&set, &nics[i].id);
+
+		rt_print_open_object(&cli->pr, NULL);
+		rt_print_nic_id(&cli->pr, &nics[i]);
+		if (!p) {
+			rt_print_text(&cli->pr, " no profile matches\n");
+			rt_print_close_object(&cli->pr);
+			continue;
+		}
+		rt_print_string(&cli->pr, RT_PRINT_ANY, "profile",
+				" profile %s", p->path);
+		if (rt_journal_pending(nics[i].id.netdev)) {
+			rt_print_bool(&cli->pr, RT_PRINT_JSON,
+				      "interrupted_apply", NULL, true);
+			rt_print_text(&cli->pr,
+				      " (an interrupted apply left a journal: the next apply restores it first)");
+		}
+		rt_print_text(&cli->pr, "\n");
+		memset(d, 0, sizeof(*d));
+		if (rt_profile_want(&ctx, &nics[i], p, ns, want, d)) {
+			rt_print_diag(&cli->pr, d);
+			rt_print_close_object(&cli->pr);
+			ret = RT_EXIT_ERROR;
+			continue;
+		}
+		rt_print_open_array(&cli->pr, "settings");
+		for (j = 0; j < want->n; j++) {
+			const struct rt_setting *c;
+			bool same;
+
+			c = rt_state_find(&ns->st, want->s[j].kind,
+					  want->s[j].key);
+			same = c && rt_setting_equal(c, &want->s[j]);
+			if (diff && same && !cli->json)
+				continue;
+			rt_print_change(&cli->pr, c ? c : &want->s[j],
+					&want->s[j], diff && c);
+			if (diff)
+				rt_print_bool(&cli->pr, RT_PRINT_JSON,
+					      "differs", NULL, !same);
+		}
+		rt_print_close_array(&cli->pr);
+		rt_print_close_object(&cli->pr);
+	}
+	rt_print_close_array(&cli->pr);
+out:
+	rt_sys_ctx_close(&ctx);
+	rt_profile_set_free(&set);
+	free(nics);
+	free(ns);
+	free(want);
+	free(d);
+	return ret;
+}
+
+static int rt_profile_show(struct rt_cli *cli)
+{
+	return rt_profile_show_diff(cli, false);
+}
+
+static int rt_profile_diff(struct rt_cli *cli)
+{
+	return rt_profile_show_diff(cli, true);
+}
+
+/* apply ----------------------------------------------------------------- */
+
+static void rt_print_result(struct rt_print *pr, const struct rt_nic *nic,
+			    const struct rt_profile *p,
+			    const struct rt_apply_result *res)
+{
+	unsigned int i;
+
+	rt_print_open_object(pr, NULL);
+	rt_print_nic_id(pr, nic);
+	if (p)
+		rt_print_string(pr, RT_PRINT_ANY, "profile", " profile %s:",
+				p->path);
+	rt_print_string(pr, RT_PRINT_ANY, "result", " %s",
+			rt_result_name(res->result));
+	rt_print_uint(pr, RT_PRINT_ANY, "writes", " (%" PRIu64 " writes",
+		      res->writes);
+	if (res->restore_writes)
+		rt_print_uint(pr, RT_PRINT_ANY, "restore_writes",
+			      ", %" PRIu64 " restoring", res->restore_writes);
+	else
+		rt_print_uint(pr, RT_PRINT_JSON, "restore_writes", NULL, 0);
+	rt_print_text(pr, ")\n");
+	rt_print_bool(pr, RT_PRINT_JSON, "recovered", NULL, res->recovered);
+	if (res->recovered)
+		rt_print_uint(pr, RT_PRINT_ANY, "recovered_writes",
+			      "  an interrupted apply was undone first (%" PRIu64 " writes)\n",
+			      res->recovered_writes);
+	if (res->error[0])
+		rt_print_string(pr, RT_PRINT_ANY, "error", "  error: %s\n",
+				res->error);
+	if (res->state[0])
+		rt_print_string(pr, RT_PRINT_ANY, "state", "  state: %s\n",
+				res->state);
+	if (res->warning[0])
+		rt_print_string(pr, RT_PRINT_ANY, "warning", "  warning: %s\n",
+				res->warning);
+	rt_print_diag(pr, &res->diag);
+	rt_print_open_array(pr, "changes");
+	for (i = 0; i < res->nchanges; i++)
+		rt_print_change(pr, &res->changes[i].old,
+				&res->changes[i].want, true);
+	rt_print_close_array(pr);
+	rt_print_close_object(pr);
+}
+
+static int rt_profile_apply(struct rt_cli *cli)
+{
+	struct rt_profile_set set = { 0 };
+	struct rt_apply_result *res = NULL;
+	struct rt_sys_ctx ctx = { 0 };
+	struct rt_profile_req req;
+	struct rt_nic *nics = NULL;
+	unsigned int n, i;
+	int ret;
+
+	ret = rt_profile_parse_req(cli, &req, true);
+	if (ret)
+		return ret;
+	ret = rt_profile_load(&set);
+	if (ret)
+		return ret;
+	ret = rt_profile_nics(&req, &nics, &n);
+	if (ret)
+		goto out;
+	res = calloc(1, sizeof(*res));
+	if (!res) {
+		rt_error("out of memory");
+		ret = RT_EXIT_ERROR;
+		goto out;
+	}
+	rt_print_open_array(&cli->pr, NULL);
+	for (i = 0; i < n; i++) {
+		const struct rt_profile *p = rt_profile_find(&set, &nics[i].id);
+
+		memset(res, 0, sizeof(*res));
+		if (!p) {
+			res->result = RT_RES_NO_PROFILE;
+		} else if (rt_apply_nic(&rt_backend_sys, &ctx, &nics[i], p,
+					req.dry_run, res)) {
+			ret = RT_EXIT_ERROR;
+		}
+		rt_print_result(&cli->pr, &nics[i], p, res);
+	}
+	rt_print_close_array(&cli->pr);
+out:
+	rt_sys_ctx_close(&ctx);
+	rt_profile_set_free(&set);
+	free(nics);
+	free(res);
+	return ret;
+}
+
+static int rt_profile_help(struct rt_cli *cli)
+{
+	(void)cli;
+	printf("Usage: rocetune profile check [ FILE... ]\n"
+	       "       rocetune profile show [ dev NETDEV ]\n"
+	       "       rocetune profile diff [ dev NETDEV ]\n"
+	       "       rocetune profile apply [ dev NETDEV ] [ dry-run ]\n"
+	       "       rocetune profile help\n"
+	       "Profiles: %s/*.conf (ROCETUNE_PROFILE_DIR overrides)\n",
+	       rt_profile_dir());
+	return RT_EXIT_OK;
+}
+
+static const struct rt_cmd rt_profile_cmds[] = {
+	{ "show",	rt_profile_show },
+	{ "check",	rt_profile_check },
+	{ "diff",	rt_profile_diff },
+	{ "apply",	rt_profile_apply },
+	{ "help",	rt_profile_help },
+	{ NULL,		NULL },
+};
+
+int rt_cmd_profile(struct rt_cli *cli)
+{
+	cli->object = "profile";
+	return rt_cli_dispatch(cli, rt_profile_cmds);
+}

@@ -1,0 +1,863 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * rocetune user-space library: the transactional apply engine (see
+ * rt_apply.h): diff, safe ordering, per-NIC lock, crash journal, read-back
+ * and restore.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rt_util.h"
+#include "rt_apply.h"
+
+#define RT_LOCK_WAIT_MS		10000
+#define RT_JOURNAL_MAGIC	"rocetune-journal 1"
+
+const char *rt_run_dir(void)
+{
+	const char *s = getenv("ROCETUNE_RUN_DIR");
+
+	return s && *s ? s : "/run/rocetune";
+}
+
+/* Settings -------------------------------------------------------------- */
+
+bool rt_setting_equal(const struct rt_setting *a, const struct rt_setting *b)
+{
+	unsigned int i;
+
+	if (a->kind != b->kind || a->key != b->key || a->absent != b->absent)
+		return false;
+	if (a->absent)
+		return true;
+	if (a->n != b->n)
+		return false;
+	for (i = 0; i < a->n; i++)
+		if (a->v[i] != b->v[i])
+			return false;
+	return true;
+}
+
+const struct rt_setting *rt_state_find(const struct rt_state *st,
+				       enum rt_set_kind kind, unsigned int key)
+{
+	unsigned int i;
+
+	for (i = 0; i < st->n; i++)
+		if (st->s[i].kind == kind && st->s[i].key == key)
+			return &st->s[i];
+	return NULL;
+}
+
+struct rt_setting *rt_state_add(struct rt_state *st, enum rt_set_kind kind,
+				unsigned int key)
+{
+	struct rt_setting *s;
+
+	if (st->n >= RT_SET_MAX)
+		return NULL;
+	s = &st->s[st->n++];
+	memset(s, 0, sizeof(*s));
+	s->kind = kind;
+	s->key = key;
+	return s;
+}
+
+static const char *rt_cc_key_name(unsigned int key)
+{
+	if (key < RT_DCQCN_NUM)
+		return rt_dcqcn_keys[key].key;
+	if (key == RT_CC_KEY_CNP_PRIO_MODE)
+		return "cnp-prio-mode";
+	return "?";
+}
+
+void rt_setting_name(const struct rt_setting *s, char *buf, size_t len)
+{
+	switch (s->kind) {
+	case RT_SK_ETS:
+		rt_fmt(buf, len, "ets");
+		break;
+	case RT_SK_PFC:
+		rt_fmt(buf, len, "pfc");
+		break;
+	case RT_SK_MAXRATE:
+		rt_fmt(buf, len, "maxrate");
+		break;
+	case RT_SK_BUFFER:
+		rt_fmt(buf, len, "buffer");
+		break;
+	case RT_SK_DSCP:
+		rt_fmt(buf, len, "dscp %u", s->key);
+		break;
+	case RT_SK_APPTRUST:
+		rt_fmt(buf, len, "apptrust");
+		break;
+	case RT_SK_PFC_STORM:
+		rt_fmt(buf, len, "pfc-storm-timeout");
+		break;
+	case RT_SK_CC:
+		rt_fmt(buf, len, "dcqcn %s", rt_cc_key_name(s->key));
+		break;
+	}
+}
+
+static const char *rt_tsa_name(uint64_t tsa)
+{
+	switch (tsa) {
+	case RT_TSA_STRICT:
+		return "strict";
+	case RT_TSA_CBS:
+		return "cbs";
+	case RT_TSA_ETS:
+		return "ets";
+	case RT_TSA_VENDOR:
+		return "vendor";
+	}
+	return "?";
+}
+
+/* Append "[prefix]a,b,c" of @n values from @v (formatted by @fmt). */
+static size_t rt_fmt_list(char *buf, size_t len, size_t off,
+			  const char *prefix, const uint64_t *v,
+			  unsigned int n, bool tsa)
+{
+	unsigned int i;
+
+	off += (size_t)snprintf(buf + off, off < len ? len - off : 0, "%s",
+				prefix);
+	for (i = 0; i < n; i++) {
+		if (tsa)
+			off += (size_t)snprintf(buf + off,
+						off < len ? len - off : 0,
+						"%s%s", i ? "," : "",
+						rt_tsa_name(v[i]));
+		else
+			off += (size_t)snprintf(buf + off,
+						off < len ? len - off : 0,
+						"%s%" PRIu64, i ? "," : "",
+						v[i]);
+	}
+	return off;
+}
+
+static void rt_fmt_prios(char *buf, size_t len, uint64_t map)
+{
+	size_t off = 0;
+	unsigned int i;
+
+	if (!map) {
+		rt_fmt(buf, len, "none");
+		return;
+	}
+	buf[0] = '\0';
+	for (i = 0; i < RT_NPRIO; i++)
+		if (map & (1u << i))
+			off += (size_t)snprintf(buf + off,
+						off < len ? len - off : 0,
+						"%s%u", off ? "," : "", i);
+}
+
+static const char *rt_sel_name(uint64_t sel)
+{
+	switch (sel) {
+	case 1:
+		return "ethtype";
+	case 2:
+		return "stream";
+	case 3:
+		return "dgram";
+	case 4:
+		return "any";
+	case 5:
+		return "dscp";
+	case 255:
+		return "pcp";
+	}
+	return "?";
+}
+
+void rt_setting_value(const struct rt_setting *s, char *buf, size_t len)
+{
+	char prios[32];
+	size_t off = 0;
+	unsigned int i;
+
+	buf[0] = '\0';
+	switch (s->kind) {
+	case RT_SK_ETS:
+		off = rt_fmt_list(buf, len, off, "prio-tc ", s->v, 8, false);
+		off = rt_fmt_list(buf, len, off, " tsa ", s->v + 8, 8, true);
+		rt_fmt_list(buf, len, off, " bw ", s->v + 16, 8, false);
+		break;
+	case RT_SK_PFC:
+		rt_fmt_prios(prios, sizeof(prios), s->v[0]);
+		rt_fmt(buf, len, "prio-pfc %s delay %" PRIu64, prios, s->v[1]);
+		break;
+	case RT_SK_MAXRATE:
+		for (i = 0; i < RT_NTC; i++)
+			off += (size_t)snprintf(buf + off,
+						off < len ? len - off : 0,
+						"%s%" PRIu64, i ? "," : "tc-maxrate-kbps ",
+						s->v[i]);
+		break;
+	case RT_SK_BUFFER:
+		off = rt_fmt_list(buf, len, off, "prio-buffer ", s->v, 8,
+				  false);
+		rt_fmt_list(buf, len, off, " buffer-size ", s->v + 8, 8, false);
+		break;
+	case RT_SK_DSCP:
+		if (s->absent)
+			rt_fmt(buf, len, "none");
+		else
+			rt_fmt(buf, len, "prio %" PRIu64, s->v[0]);
+		break;
+	case RT_SK_APPTRUST:
+		for (i = 0; i < s->n; i++)
+			off += (size_t)snprintf(buf + off,
+						off < len ? len - off : 0,
+						"%s%s", i ? " " : "",
+						rt_sel_name(s->v[i]));
+		break;
+	case RT_SK_PFC_STORM:
+		if (s->v[0] == RT_PFC_STORM_OFF)
+			rt_fmt(buf, len, "off");
+		else if (s->v[0] == RT_PFC_STORM_AUTO)
+			rt_fmt(buf, len, "auto");
+		else
+			rt_fmt(buf, len, "%" PRIu64 " ms", s->v[0]);
+		break;
+	case RT_SK_CC:
+		rt_fmt(buf, len, "%" PRIu64, s->v[0]);
+		break;
+	}
+}
+
+/*
+ * Steering out of a class first (0), the class itself (1-5), steering
+ * into it (6, 7), DCQCN (8).
+ */
+int rt_setting_phase(const struct rt_setting *want,
+		     const struct rt_setting *cur)
+{
+	unsigned int i;
+
+	switch (want->kind) {
+	case RT_SK_DSCP:
+		return want->absent && cur && !cur->absent ? 0 : 6;
+	case RT_SK_APPTRUST:
+		for (i = 0; i < want->n; i++)
+			if (want->v[i] == 5)
+				return 7;
+		return 0;
+	case RT_SK_ETS:
+		return 1;
+	case RT_SK_MAXRATE:
+		return 2;
+	case RT_SK_BUFFER:
+		return 3;
+	case RT_SK_PFC:
+		return 4;
+	case RT_SK_PFC_STORM:
+		return 5;
+	case RT_SK_CC:
+		return 8;
+	}
+	return 9;
+}
+
+const char *rt_result_name(enum rt_result r)
+{
+	static const char * const names[] = {
+		[RT_RES_UNCHANGED] = "unchanged",
+		[RT_RES_APPLIED] = "applied",
+		[RT_RES_DRY_RUN] = "dry-run",
+		[RT_RES_INVALID] = "invalid",
+		[RT_RES_ROLLED_BACK] = "rolled-back",
+		[RT_RES_ROLLBACK_FAILED] = "rollback-failed",
+		[RT_RES_VANISHED] = "vanished",
+		[RT_RES_ERROR] = "error",
+		[RT_RES_NO_PROFILE] = "no-profile",
+	};
+
+	return r < sizeof(names) / sizeof(names[0]) ? names[r] : "?";
+}
+
+/* Lock and journal ------------------------------------------------------ */
+
+static int rt_run_path(char *buf, size_t len, const char *netdev,
+		       const char *suffix)
+{
+	int n = snprintf(buf, len, "%s/%s.%s", rt_run_dir(), netdev, suffix);
+
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+static int rt_mkdir_run(char *msg, size_t len)
+{
+	const char *dir = rt_run_dir();
+
+	if (mkdir(dir, 0755) && errno != EEXIST) {
+		int err = -errno;
+
+		rt_fmt(msg, len, "cannot create %s: %s%s", dir,
+			 strerror(errno),
+			 errno == EACCES ? " (applying a profile needs root)" : "");
+		return err;
+	}
+	return 0;
+}
+
+static void rt_sleep_ms(unsigned int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/* Take the NIC's lock, waiting up to RT_LOCK_WAIT_MS; the fd or -errno. */
+static int rt_lock(const char *netdev, char *msg, size_t len)
+{
+	char path[1024], holder[32] = "";
+	unsigned int waited = 0;
+	int fd, err;
+
+	err = rt_mkdir_run(msg, len);
+	if (err)
+		return err;
+	if (rt_run_path(path, sizeof(path), netdev, "lock")) {
+		rt_fmt(msg, len, "%s: name too long", netdev);
+		return -ENAMETOOLONG;
+	}
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0) {
+		err = -errno;
+		rt_fmt(msg, len, "cannot open %s: %s", path, strerror(errno));
+		return err;
+	}
+	while (flock(fd, LOCK_EX | LOCK_NB)) {
+		if (errno != EWOULDBLOCK || waited >= RT_LOCK_WAIT_MS) {
+			ssize_t n = pread(fd, holder, sizeof(holder) - 1, 0);
+
+			holder[n > 0 ? n : 0] = '\0';
+			holder[strcspn(holder, "\n")] = '\0';
+			rt_fmt(msg, len,
+				 "%s is locked by another rocetune applying a profile (pid %s); gave up after %u s",
+				 netdev, holder[0] ? holder : "?",
+				 RT_LOCK_WAIT_MS / 1000);
+			close(fd);
+			return -EBUSY;
+		}
+		rt_sleep_ms(100);
+		waited += 100;
+	}
+	if (!ftruncate(fd, 0))
+		dprintf(fd, "%d\n", (int)getpid());
+	return fd;
+}
+
+static void rt_unlock(int fd)
+{
+	if (fd >= 0)
+		close(fd);	/* releases the flock */
+}
+
+bool rt_journal_pending(const char *netdev)
+{
+	char path[1024];
+
+	return !rt_run_path(path, sizeof(path), netdev, "journal") &&
+	       !access(path, F_OK);
+}
+
+/* Write the snapshot of the settings about to change, durably. */
+static int rt_journal_write(const struct rt_nic *nic,
+			    const struct rt_profile *p,
+			    const struct rt_state *snap, char *msg, size_t len)
+{
+	char path[1024], tmp[1040];
+	unsigned int i, j;
+	FILE *f;
+	int fd;
+
+	if (rt_run_path(path, sizeof(path), nic->id.netdev, "journal"))
+		return -ENAMETOOLONG;
+	rt_fmt(tmp, sizeof(tmp), "%s.tmp", path);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
+		  0600);
+	f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!f) {
+		int err = -errno;
+
+		rt_fmt(msg, len, "cannot write the journal %s: %s", tmp,
+			 strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return err;
+	}
+	fprintf(f, "%s\nnetdev %s\nifindex %d\npid %d\nprofile %s\n",
+		RT_JOURNAL_MAGIC, nic->id.netdev, nic->ifindex, (int)getpid(),
+		p ? p->path : "-");
+	for (i = 0; i < snap->n; i++) {
+		const struct rt_setting *s = &snap->s[i];
+
+		fprintf(f, "s %d %u %d %u", (int)s->kind, s->key,
+			(int)s->absent, s->n);
+		for (j = 0; j < s->n; j++)
+			fprintf(f, " %" PRIu64, s->v[j]);
+		fputc('\n', f);
+	}
+	if (fflush(f) || fsync(fileno(f))) {
+		rt_fmt(msg, len, "cannot write the journal %s: %s", tmp,
+			 strerror(errno));
+		fclose(f);
+		unlink(tmp);
+		return -EIO;
+	}
+	fclose(f);
+	if (rename(tmp, path)) {
+		int err = -errno;
+
+		rt_fmt(msg, len, "cannot write the journal %s: %s", path,
+			 strerror(errno));
+		unlink(tmp);
+		return err;
+	}
+	return 0;
+}
+
+static void rt_journal_remove(const char *netdev)
+{
+	char path[1024];
+
+	if (!rt_run_path(path, sizeof(path), netdev, "journal"))
+		unlink(path);
+}
+
+/*
+ * Read the journal of @netdev into @snap.  Returns 1 when there is one,
+ * 0 when there is none, -errno when it is unreadable.  @ifindex gets the
+ * ifindex the NIC had, @pid the writer.
+ */
+static int rt_journal_read(const char *netdev, struct rt_state *snap,
+			   int *ifindex, int *pid, char *msg, size_t len)
+{
+	char path[1024], line[1024];
+	bool magic = false;
+	FILE *f;
+
+	if (rt_run_path(path, sizeof(path), netdev, "journal"))
+		return 0;
+	f = fopen(path, "re");
+	if (!f)
+		return errno == ENOENT ? 0 : -errno;
+	memset(snap, 0, sizeof(*snap));
+	*ifindex = 0;
+	*pid = 0;
+	while (fgets(line, sizeof(line), f)) {
+		struct rt_setting *s;
+		int kind, absent, off;
+		unsigned int key, n, j;
+		char *p;
+
+		line[strcspn(line, "\n")] = '\0';
+		if (!strcmp(line, RT_JOURNAL_MAGIC)) {
+			magic = true;
+		} else if (sscanf(line, "ifindex %d", ifindex) == 1 ||
+			   sscanf(line, "pid %d", pid) == 1) {
+			continue;
+		} else if (sscanf(line, "s %d %u %d %u%n", &kind, &key,
+				  &absent, &n, &off) == 4) {
+			if (kind < RT_SK_ETS || kind > RT_SK_CC ||
+			    n > RT_SET_MAXV)
+				goto bad;
+			s = rt_state_add(snap, kind, key);
+			if (!s)
+				goto bad;
+			s->absent = absent;
+			s->n = n;
+			p = line + off;
+			for (j = 0; j < n; j++) {
+				char *end;
+
+				s->v[j] = strtoull(p, &end, 10);
+				if (end == p)
+					goto bad;
+				p = end;
+			}
+		}
+	}
+	fclose(f);
+	if (!magic) {
+		rt_fmt(msg, len, "%s is not a rocetune journal", path);
+		return -EINVAL;
+	}
+	return 1;
+bad:
+	fclose(f);
+	rt_fmt(msg, len, "%s is damaged: \"%s\"", path, line);
+	return -EINVAL;
+}
+
+/* Converging a NIC to a target state ------------------------------------ */
+
+struct rt_write {
+	const struct rt_setting *want;
+	struct rt_setting cur;
+	int phase;
+	unsigned int order;
+};
+
+static int rt_write_cmp(const void *a, const void *b)
+{
+	const struct rt_write *x = a, *y = b;
+
+	if (x->phase != y->phase)
+		return x->phase - y->phase;
+	return (int)x->order - (int)y->order;
+}
+
+static unsigned int rt_delay_ms(void)
+{
+	const char *s = getenv("ROCETUNE_APPLY_DELAY_MS");
+
+	return s ? (unsigned int)strtoul(s, NULL, 10) : 0;
+}
+
+static unsigned int rt_state_needs(const struct rt_state *st)
+{
+	unsigned int i, need = 0;
+
+	for (i = 0; i < st->n; i++) {
+		switch (st->s[i].kind) {
+		case RT_SK_PFC_STORM:
+			need |= RT_NEED_STORM;
+			break;
+		case RT_SK_CC:
+			need |= RT_NEED_CC;
+			break;
+		default:
+			need |= RT_NEED_DCB;
+		}
+	}
+	return need;
+}
+
+/*
+ * Write every setting of @target that differs from @cur, in the safe
+ * order (@restore: the class settings backwards).  The apply stops at the
+ * first failure; a restore goes on and reports the first failure.
+ * @writes counts the writes made.
+ */
+static int rt_converge(const struct rt_backend_ops *ops, void *ctx,
+		       const struct rt_nic *nic, const struct rt_state *target,
+		       const struct rt_state *cur, bool restore,
+		       unsigned int *writes, char *msg, size_t len)
+{
+	struct rt_write *w;
+	unsigned int i, n = 0, delay = rt_delay_ms();
+	char name[64], emsg[768];
+	int ret = 0, err;
+
+	w = calloc(target->n ? target->n : 1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	for (i = 0; i < target->n; i++) {
+		const struct rt_setting *t = &target->s[i];
+		const struct rt_setting *c = rt_state_find(cur, t->kind,
+							   t->key);
+
+		if (c && rt_setting_equal(t, c))
+			continue;
+		w[n].want = t;
+		if (c) {
+			w[n].cur = *c;
+		} else {
+			w[n].cur = *t;
+			w[n].cur.absent = true;
+		}
+		w[n].phase = rt_setting_phase(t, c);
+		if (restore && w[n].phase >= 1 && w[n].phase <= 5)
+			w[n].phase = 6 - w[n].phase;
+		w[n].order = i;
+		n++;
+	}
+	qsort(w, n, sizeof(*w), rt_write_cmp);
+	for (i = 0; i < n; i++) {
+		if (delay && (*writes || i))
+			rt_sleep_ms(delay);
+		emsg[0] = '\0';
+		err = ops->write(ctx, nic, w[i].want, &w[i].cur, emsg,
+				 sizeof(emsg));
+		(*writes)++;
+		if (!err)
+			continue;
+		if (!ret) {
+			rt_setting_name(w[i].want, name, sizeof(name));
+			rt_fmt(msg, len, "%s: %s", name,
+				 emsg[0] ? emsg : strerror(-err));
+			ret = err;
+		}
+		if (!restore || err == -ENODEV)
+			break;
+	}
+	free(w);
+	return ret;
+}
+
+/*
+ * Compare what @target wants with @now; describe the first mismatch in
+ * @msg.  Returns the number of mismatches.
+ */
+static unsigned int rt_mismatches(const struct rt_state *target,
+				  const struct rt_state *now, char *msg,
+				  size_t len, const char *what)
+{
+	char name[64], got[256], want[256];
+	unsigned int i, n = 0;
+	size_t off = 0;
+
+	for (i = 0; i < target->n; i++) {
+		const struct rt_setting *t = &target->s[i];
+		const struct rt_setting *c = rt_state_find(now, t->kind,
+							   t->key);
+
+		if (c && rt_setting_equal(t, c))
+			continue;
+		if (n++ >= 4)
+			continue;
+		rt_setting_name(t, name, sizeof(name));
+		rt_setting_value(t, want, sizeof(want));
+		if (c)
+			rt_setting_value(c, got, sizeof(got));
+		else
+			snprintf(got, sizeof(got), "unreadable");
+		off += (size_t)snprintf(msg + off, off < len ? len - off : 0,
+					"%s%s is %s, %s %s", off ? "; " : "",
+					name, got, what, want);
+	}
+	return n;
+}
+
+/* Read the parts @need of @nic into a fresh @ns; -ENODEV when it is gone. */
+static int rt_read(const struct rt_backend_ops *ops, void *ctx,
+		   const struct rt_nic *nic, unsigned int need,
+		   struct rt_nic_state *ns, char *msg, size_t len)
+{
+	memset(ns, 0, sizeof(*ns));
+	return ops->read(ctx, nic, need, ns, msg, len);
+}
+
+/*
+ * Bring @nic back to @snap and check it; fills res->result and
+ * res->state.  Returns 0 when the NIC is as in @snap.
+ */
+static int rt_restore(const struct rt_backend_ops *ops, void *ctx,
+		      const struct rt_nic *nic, const struct rt_state *snap,
+		      struct rt_nic_state *ns, unsigned int *writes,
+		      struct rt_apply_result *res)
+{
+	char msg[1024] = "";
+	unsigned int need = rt_state_needs(snap), bad;
+	int err;
+
+	err = rt_read(ops, ctx, nic, need, ns, msg, sizeof(msg));
+	if (!err)
+		err = rt_converge(ops, ctx, nic, snap, &ns->st, true, writes,
+				  msg, sizeof(msg));
+	if (err != -ENODEV)
+		err = rt_read(ops, ctx, nic, need, ns, msg, sizeof(msg));
+	if (err == -ENODEV) {
+		res->result = RT_RES_VANISHED;
+		rt_fmt(res->state, sizeof(res->state),
+			 "%s disappeared: there is nothing left to restore",
+			 nic->id.netdev);
+		return -1;
+	}
+	bad = rt_mismatches(snap, &ns->st, msg, sizeof(msg), "was");
+	if (bad) {
+		res->result = RT_RES_ROLLBACK_FAILED;
+		rt_fmt(res->state, sizeof(res->state),
+			 "%s is NOT as it was: %u setting%s differ: %s",
+			 nic->id.netdev, bad, bad == 1 ? "" : "s", msg);
+		return -1;
+	}
+	res->result = RT_RES_ROLLED_BACK;
+	rt_fmt(res->state, sizeof(res->state),
+		 "%s is as it was before (read back after %u restoring write%s)",
+		 nic->id.netdev, *writes, *writes == 1 ? "" : "s");
+	return 0;
+}
+
+/* Undo what an interrupted apply left, as its journal says. */
+static int rt_recover(const struct rt_backend_ops *ops, void *ctx,
+		      const struct rt_nic *nic, struct rt_nic_state *ns,
+		      struct rt_apply_result *res)
+{
+	struct rt_state *snap;
+	struct rt_apply_result *tmp;
+	int ifindex, pid, ret;
+
+	snap = calloc(1, sizeof(*snap));
+	tmp = calloc(1, sizeof(*tmp));
+	if (!snap || !tmp) {
+		free(snap);
+		free(tmp);
+		return -ENOMEM;
+	}
+	ret = rt_journal_read(nic->id.netdev, snap, &ifindex, &pid, res->error,
+			      sizeof(res->error));
+	if (ret <= 0)
+		goto out;
+	if (ifindex != nic->ifindex) {
+		/* Another device of that name: the journal is not its own. */
+		rt_journal_remove(nic->id.netdev);
+		ret = 0;
+		goto out;
+	}
+	ret = rt_restore(ops, ctx, nic, snap, ns, &res->recovered_writes, tmp);
+	if (ret) {
+		res->result = tmp->result;
+		rt_fmt(res->error, sizeof(res->error),
+			 "an interrupted apply (pid %d) left a journal, and restoring it failed",
+			 pid);
+		rt_fmt(res->state, sizeof(res->state), "%s", tmp->state);
+		ret = -EIO;
+		goto out;
+	}
+	rt_journal_remove(nic->id.netdev);
+	res->recovered = true;
+	ret = 0;
+out:
+	free(snap);
+	free(tmp);
+	return ret;
+}
+
+static bool rt_pfc_en_changes(const struct rt_apply_result *res)
+{
+	unsigned int i;
+
+	for (i = 0; i < res->nchanges; i++)
+		if (res->changes[i].want.kind == RT_SK_PFC &&
+		    res->changes[i].want.v[0] != res->changes[i].old.v[0])
+			return true;
+	return false;
+}
+
+int rt_apply_nic(const struct rt_backend_ops *ops, void *ctx,
+		 const struct rt_nic *nic, const struct rt_profile *p,
+		 bool dry_run, struct rt_apply_result *res)
+{
+	struct rt_nic_state *ns = NULL;
+	struct rt_state *want = NULL, *snap = NULL;
+	unsigned int need = rt_want_needs(p), i;
+	char msg[1024] = "";
+	int lock = -1, err, ret = -1;
+
+	memset(res, 0, sizeof(*res));
+	res->result = RT_RES_ERROR;
+	ns = calloc(1, sizeof(*ns));
+	want = calloc(1, sizeof(*want));
+	snap = calloc(1, sizeof(*snap));
+	if (!ns || !want || !snap) {
+		rt_fmt(res->error, sizeof(res->error), "out of memory");
+		goto out;
+	}
+	if (!dry_run) {
+		lock = rt_lock(nic->id.netdev, res->error, sizeof(res->error));
+		if (lock < 0)
+			goto out;
+		if (rt_recover(ops, ctx, nic, ns, res))
+			goto out;
+	}
+
+	err = rt_read(ops, ctx, nic, need, ns, msg, sizeof(msg));
+	if (err) {
+		res->result = err == -ENODEV ? RT_RES_VANISHED : RT_RES_ERROR;
+		rt_fmt(res->error, sizeof(res->error), "%s", msg);
+		goto out;
+	}
+	if (rt_want_build(p, nic, ns, want, &res->diag)) {
+		res->result = RT_RES_INVALID;
+		rt_fmt(res->error, sizeof(res->error),
+			 "the profile cannot be applied to %s; nothing was written",
+			 nic->id.netdev);
+		goto out;
+	}
+	for (i = 0; i < want->n; i++) {
+		const struct rt_setting *c = rt_state_find(&ns->st,
+							   want->s[i].kind,
+							   want->s[i].key);
+		struct rt_change *ch;
+
+		if (c && rt_setting_equal(&want->s[i], c))
+			continue;
+		ch = &res->changes[res->nchanges++];
+		ch->want = want->s[i];
+		if (c) {
+			ch->old = *c;
+		} else {
+			ch->old = want->s[i];
+			ch->old.absent = true;
+		}
+		snap->s[snap->n++] = ch->old;
+	}
+	if (rt_pfc_en_changes(res) && !strcmp(nic->id.driver, "mlx5_core"))
+		rt_fmt(res->warning, sizeof(res->warning),
+			 "changing the PFC priorities of %s makes mlx5 take its link down and up",
+			 nic->id.netdev);
+	if (!res->nchanges) {
+		res->result = RT_RES_UNCHANGED;
+		ret = 0;
+		goto out;
+	}
+	if (dry_run) {
+		res->result = RT_RES_DRY_RUN;
+		ret = 0;
+		goto out;
+	}
+
+	if (rt_journal_write(nic, p, snap, res->error, sizeof(res->error)))
+		goto out;
+	err = rt_converge(ops, ctx, nic, want, &ns->st, false, &res->writes,
+			  msg, sizeof(msg));
+	if (!err) {
+		err = rt_read(ops, ctx, nic, need, ns, msg, sizeof(msg));
+		if (!err && rt_mismatches(want, &ns->st, msg, sizeof(msg),
+					  "wanted")) {
+			char tmp[1024];
+
+			rt_fmt(tmp, sizeof(tmp),
+				 "read back: %s (the driver reported success but did not keep the value)",
+				 msg);
+			rt_fmt(msg, sizeof(msg), "%s", tmp);
+			err = -EIO;
+		}
+	}
+	if (!err) {
+		rt_journal_remove(nic->id.netdev);
+		res->result = RT_RES_APPLIED;
+		ret = 0;
+		goto out;
+	}
+	rt_fmt(res->error, sizeof(res->error), "%s", msg);
+	if (!rt_restore(ops, ctx, nic, snap, ns, &res->restore_writes, res) ||
+	    res->result == RT_RES_VANISHED)
+		rt_journal_remove(nic->id.netdev);
+out:
+	rt_unlock(lock);
+	free(ns);
+	free(want);
+	free(snap);
+	return ret;
+}

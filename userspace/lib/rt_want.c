@@ -1,0 +1,660 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * rocetune user-space library: what a profile wants on a NIC, and the real
+ * backends that read and write it (DCB rtnetlink, the ethtool tunable, the
+ * vendor DCQCN files).
+ *
+ * The DCQCN keys map one to one, in the same units, to the vendor files of
+ * rt_cc_map[] (Documentation/profiles.rst has the table).  The field
+ * widths are checked here because mlx5 keeps only the bits that fit and
+ * still reports success.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <net/if.h>
+
+#include "rt_util.h"
+#include "rt_apply.h"
+#include "rt_ccfile.h"
+#include "rt_dcb.h"
+#include "rt_ethtool.h"
+
+struct rt_cc_map {
+	const char *mlx5;
+	uint8_t mlx5_bits;
+	const char *bnxt;
+	uint8_t bnxt_bits;
+};
+
+static const struct rt_cc_map rt_cc_map[RT_CC_KEY_MAX] = {
+	[RT_DCQCN_CNP_DSCP] = { "np_cnp_dscp", 6, "alt_vlan_dscp", 6 },
+	[RT_DCQCN_CNP_PRIORITY] = { "np_cnp_prio", 3, "alt_vlan_pcp", 3 },
+	[RT_DCQCN_MIN_TIME_BETWEEN_CNPS_US] = { "np_min_time_between_cnps", 32 },
+	[RT_DCQCN_RATE_REDUCE_MONITOR_PERIOD_US] = {
+		"rp_rate_reduce_monitor_period", 32 },
+	[RT_DCQCN_MIN_RATE_MBPS] = { "rp_min_rate", 32 },
+	[RT_DCQCN_MAX_RATE_MBPS] = { "rp_max_rate", 32 },
+	[RT_DCQCN_AI_RATE_MBPS] = { "rp_ai_rate", 32 },
+	[RT_DCQCN_HAI_RATE_MBPS] = { "rp_hai_rate", 32 },
+	[RT_DCQCN_TIME_RESET_US] = { "rp_time_reset", 32 },
+	[RT_DCQCN_BYTE_RESET_BYTES] = { "rp_byte_reset", 32 },
+	[RT_DCQCN_THRESHOLD] = { "rp_threshold", 32 },
+	[RT_DCQCN_INITIAL_ALPHA] = { "rp_initial_alpha_value", 32 },
+	[RT_DCQCN_G] = { "rp_dce_tcp_g", 32, "run_avg_weight_g", 8 },
+	[RT_DCQCN_GD] = { "rp_gd", 32 },
+	[RT_DCQCN_MIN_DECREASE_FACTOR_PERCENT] = { "rp_min_dec_fac", 32 },
+	[RT_DCQCN_RATE_ON_FIRST_CNP_MBPS] = {
+		"rp_rate_to_set_on_first_cnp", 32 },
+	[RT_DCQCN_CLAMP_TARGET_RATE] = { "rp_clamp_tgt_rate", 1 },
+	[RT_DCQCN_CLAMP_TARGET_RATE_AFTER_TIME_INC] = {
+		"rp_clamp_tgt_rate_ati", 1 },
+	[RT_DCQCN_DCE_TCP_RTT_US] = { "rp_dce_tcp_rtt", 32 },
+	[RT_DCQCN_ENABLE] = { NULL, 0, "enable_cc", 1 },
+	[RT_CC_KEY_CNP_PRIO_MODE] = { "np_cnp_prio_mode", 1 },
+};
+
+const char *rt_cc_file(enum rt_cc_vendor vendor, unsigned int key)
+{
+	if (key >= RT_CC_KEY_MAX)
+		return NULL;
+	switch (vendor) {
+	case RT_CC_MLX5:
+		return rt_cc_map[key].mlx5;
+	case RT_CC_BNXT_RE:
+		return rt_cc_map[key].bnxt;
+	default:
+		return NULL;
+	}
+}
+
+static unsigned int rt_cc_bits(enum rt_cc_vendor vendor, unsigned int key)
+{
+	return vendor == RT_CC_MLX5 ? rt_cc_map[key].mlx5_bits :
+				      rt_cc_map[key].bnxt_bits;
+}
+
+static const char *rt_cc_vendor_name(enum rt_cc_vendor vendor)
+{
+	return vendor == RT_CC_MLX5 ? "mlx5" : "bnxt_re";
+}
+
+/* Wanted state ---------------------------------------------------------- */
+
+static void rt_want_err(struct rt_diag *d, const struct rt_profile *p,
+			enum rt_pkey key, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void rt_want_err(struct rt_diag *d, const struct rt_profile *p,
+			enum rt_pkey key, const char *fmt, ...)
+{
+	char text[RT_DIAG_LEN];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	rt_diag_add(d, "%s:%u: [%s] %s: %s", p->path, p->line[key],
+		    rt_pkey_section(key), rt_pkey_name(key), text);
+}
+
+static const enum rt_pkey rt_dcb_keys[] = {
+	RT_PK_TRUST, RT_PK_PFC, RT_PK_DSCP_TO_PRIORITY, RT_PK_PRIORITY_TO_TC,
+	RT_PK_ETS_BANDWIDTH, RT_PK_TSA, RT_PK_MAX_RATE_MBPS,
+	RT_PK_BUFFER_SIZE_BYTES, RT_PK_PRIORITY_TO_BUFFER,
+	RT_PK_CABLE_LENGTH_METERS,
+};
+
+/* The first DCB key @p gives, or RT_PK_NUM. */
+static enum rt_pkey rt_first_dcb_key(const struct rt_profile *p)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(rt_dcb_keys) / sizeof(rt_dcb_keys[0]); i++)
+		if (rt_profile_has(p, rt_dcb_keys[i]))
+			return rt_dcb_keys[i];
+	return RT_PK_NUM;
+}
+
+static enum rt_pkey rt_first_cc_key(const struct rt_profile *p)
+{
+	unsigned int i;
+
+	for (i = 0; i < RT_DCQCN_NUM; i++)
+		if (rt_profile_has(p, RT_PK_DCQCN + i))
+			return RT_PK_DCQCN + i;
+	return RT_PK_NUM;
+}
+
+unsigned int rt_want_needs(const struct rt_profile *p)
+{
+	unsigned int need = 0;
+
+	if (rt_first_dcb_key(p) != RT_PK_NUM)
+		need |= RT_NEED_DCB;
+	if (rt_profile_has(p, RT_PK_PFC_STORM_TIMEOUT_MS))
+		need |= RT_NEED_STORM;
+	if (rt_first_cc_key(p) != RT_PK_NUM)
+		need |= RT_NEED_CC;
+	return need;
+}
+
+/* A copy of @cur's setting into @want, or NULL with an error when absent. */
+static struct rt_setting *rt_want_from(struct rt_state *want,
+				       const struct rt_nic_state *cur,
+				       enum rt_set_kind kind, unsigned int key)
+{
+	const struct rt_setting *c = rt_state_find(&cur->st, kind, key);
+	struct rt_setting *w;
+
+	if (!c)
+		return NULL;
+	w = rt_state_add(want, kind, key);
+	if (w)
+		*w = *c;
+	return w;
+}
+
+static void rt_want_ets(const struct rt_profile *p, const struct rt_nic *nic,
+			const struct rt_nic_state *cur, struct rt_state *want,
+			struct rt_diag *d)
+{
+	bool tc = rt_profile_has(p, RT_PK_PRIORITY_TO_TC);
+	bool bw = rt_profile_has(p, RT_PK_ETS_BANDWIDTH);
+	bool tsa = rt_profile_has(p, RT_PK_TSA);
+	enum rt_pkey key = tc ? RT_PK_PRIORITY_TO_TC :
+			   bw ? RT_PK_ETS_BANDWIDTH : RT_PK_TSA;
+	struct rt_setting *w;
+	unsigned int i, sum = 0;
+	bool have_ets = false;
+
+	if (!tc && !bw && !tsa)
+		return;
+	w = cur->has_ets ? rt_want_from(want, cur, RT_SK_ETS, 0) : NULL;
+	if (!w) {
+		rt_want_err(d, p, key,
+			    "%s has no ETS configuration (its driver has no DCB ETS operation)",
+			    nic->id.netdev);
+		return;
+	}
+	for (i = 0; i < RT_NTC; i++) {
+		if (tc)
+			w->v[i] = p->prio_tc[i];
+		if (tsa)
+			w->v[8 + i] = p->tsa[i];
+		if (bw)
+			w->v[16 + i] = p->ets_bw[i];
+		if (w->v[8 + i] == RT_TSA_ETS) {
+			have_ets = true;
+			sum += (unsigned int)w->v[16 + i];
+		}
+	}
+	if (have_ets && sum != 100)
+		rt_want_err(d, p, bw ? RT_PK_ETS_BANDWIDTH : RT_PK_TSA,
+			    "the ETS traffic classes of %s would get %u%% of the bandwidth, not 100%% (%s)",
+			    nic->id.netdev, sum,
+			    bw ? "check TSA=" :
+				 "give ETSBandwidth= for the new TSA=");
+}
+
+static void rt_want_pfc(const struct rt_profile *p, const struct rt_nic *nic,
+			const struct rt_nic_state *cur, struct rt_state *want,
+			struct rt_diag *d)
+{
+	bool en = rt_profile_has(p, RT_PK_PFC);
+	bool len = rt_profile_has(p, RT_PK_CABLE_LENGTH_METERS);
+	struct rt_setting *w;
+
+	if (!en && !len)
+		return;
+	w = cur->has_pfc ? rt_want_from(want, cur, RT_SK_PFC, 0) : NULL;
+	if (!w) {
+		rt_want_err(d, p, en ? RT_PK_PFC : RT_PK_CABLE_LENGTH_METERS,
+			    "%s has no PFC configuration (its driver has no DCB PFC operation)",
+			    nic->id.netdev);
+		return;
+	}
+	if (en)
+		w->v[0] = p->pfc_en;
+	if (len)
+		w->v[1] = p->cable_length_m;
+	if (en && w->v[3] &&
+	    (unsigned int)__builtin_popcount(p->pfc_en) > w->v[3])
+		rt_want_err(d, p, RT_PK_PFC,
+			    "%s can enable PFC on at most %" PRIu64 " priorities",
+			    nic->id.netdev, w->v[3]);
+}
+
+/* mlx5 keeps max rates in units of 100 Mb/s up to 25.5 Gb/s, else 1 Gb/s. */
+static void rt_want_maxrate(const struct rt_profile *p,
+			    const struct rt_nic *nic,
+			    const struct rt_nic_state *cur,
+			    struct rt_state *want, struct rt_diag *d)
+{
+	bool mlx5 = !strcmp(nic->id.driver, "mlx5_core");
+	struct rt_setting *w;
+	unsigned int i;
+
+	if (!rt_profile_has(p, RT_PK_MAX_RATE_MBPS))
+		return;
+	w = cur->has_maxrate ? rt_want_from(want, cur, RT_SK_MAXRATE, 0) :
+			       NULL;
+	if (!w) {
+		rt_want_err(d, p, RT_PK_MAX_RATE_MBPS,
+			    "%s has no per-TC max rate (its driver has no DCB maxrate operation, and the kernel would ignore the setting silently)",
+			    nic->id.netdev);
+		return;
+	}
+	for (i = 0; i < RT_NTC; i++) {
+		uint64_t r = p->maxrate_mbps[i];
+
+		if (mlx5 && (r > 255000 || (r <= 25500 && r % 100) ||
+			     (r > 25500 && r % 1000))) {
+			rt_want_err(d, p, RT_PK_MAX_RATE_MBPS,
+				    "TC %u: %" PRIu64 " Mb/s: mlx5 keeps multiples of 100 Mb/s up to 25500, of 1000 Mb/s up to 255000, and would round it",
+				    i, r);
+			return;
+		}
+		w->v[i] = r * 1000;
+	}
+}
+
+static void rt_want_buffer(const struct rt_profile *p,
+			   const struct rt_nic *nic,
+			   const struct rt_nic_state *cur,
+			   struct rt_state *want, struct rt_diag *d)
+{
+	bool size = rt_profile_has(p, RT_PK_BUFFER_SIZE_BYTES);
+	bool map = rt_profile_has(p, RT_PK_PRIORITY_TO_BUFFER);
+	struct rt_setting *w;
+	unsigned int i;
+
+	if (!size && !map)
+		return;
+	w = cur->has_buffer ? rt_want_from(want, cur, RT_SK_BUFFER, 0) : NULL;
+	if (!w) {
+		rt_want_err(d, p,
+			    size ? RT_PK_BUFFER_SIZE_BYTES :
+				   RT_PK_PRIORITY_TO_BUFFER,
+			    "%s has no port buffer configuration (its driver has no DCB buffer operation, and the kernel would ignore the setting silently)",
+			    nic->id.netdev);
+		return;
+	}
+	for (i = 0; i < RT_NBUF; i++) {
+		if (map)
+			w->v[i] = p->prio_buffer[i];
+		if (size)
+			w->v[8 + i] = p->buffer_size[i];
+	}
+}
+
+static void rt_want_trust(const struct rt_profile *p,
+			  const struct rt_nic_state *cur,
+			  struct rt_state *want)
+{
+	bool dscp = p->trust == RT_TRUST_DSCP;
+	struct rt_setting *w;
+	unsigned int i;
+
+	if (!rt_profile_has(p, RT_PK_TRUST))
+		return;
+	for (i = 0; i < RT_NDSCP; i++) {
+		w = rt_state_add(want, RT_SK_DSCP, i);
+		if (!w)
+			return;
+		w->n = 1;
+		if (!dscp) {
+			w->absent = true;
+		} else if (rt_profile_has(p, RT_PK_DSCP_TO_PRIORITY)) {
+			w->absent = p->dscp_prio[i] < 0;
+			w->v[0] = w->absent ? 0 : (uint64_t)p->dscp_prio[i];
+		} else {
+			w->v[0] = i >> 3;	/* the default map of mlnx_qos */
+		}
+	}
+	if (!cur->has_apptrust)
+		return;
+	w = rt_state_add(want, RT_SK_APPTRUST, 0);
+	if (!w)
+		return;
+	if (dscp) {
+		w->n = 2;
+		w->v[0] = 5;	/* IEEE_8021QAZ_APP_SEL_DSCP */
+		w->v[1] = RT_DCB_APP_SEL_PCP;
+	} else {
+		w->n = 1;
+		w->v[0] = RT_DCB_APP_SEL_PCP;
+	}
+}
+
+static void rt_want_storm(const struct rt_profile *p, const struct rt_nic *nic,
+			  const struct rt_nic_state *cur,
+			  struct rt_state *want, struct rt_diag *d)
+{
+	struct rt_setting *w;
+
+	if (!rt_profile_has(p, RT_PK_PFC_STORM_TIMEOUT_MS))
+		return;
+	if (!cur->storm_ok) {
+		rt_want_err(d, p, RT_PK_PFC_STORM_TIMEOUT_MS, "%s",
+			    cur->storm_err);
+		return;
+	}
+	w = rt_want_from(want, cur, RT_SK_PFC_STORM, 0);
+	if (w)
+		w->v[0] = p->pfc_storm_tout;
+	(void)nic;
+}
+
+static void rt_want_cc(const struct rt_profile *p, const struct rt_nic *nic,
+		       const struct rt_nic_state *cur, struct rt_state *want,
+		       struct rt_diag *d)
+{
+	enum rt_pkey first = rt_first_cc_key(p);
+	struct rt_setting *w;
+	unsigned int i;
+
+	if (first == RT_PK_NUM)
+		return;
+	if (nic->cc == RT_CC_NONE) {
+		rt_want_err(d, p, first, "%s: %s", nic->id.netdev,
+			    nic->cc_why);
+		return;
+	}
+	if (!cur->cc_ok) {
+		rt_want_err(d, p, first, "%s", cur->cc_err);
+		return;
+	}
+	for (i = 0; i < RT_DCQCN_NUM; i++) {
+		const char *file = rt_cc_file(nic->cc, i);
+		unsigned int bits;
+		uint32_t v = p->dcqcn[i];
+
+		if (!rt_profile_has(p, RT_PK_DCQCN + i))
+			continue;
+		if (!file) {
+			rt_want_err(d, p, RT_PK_DCQCN + i,
+				    "%s has no equivalent of this key (%s)",
+				    rt_cc_vendor_name(nic->cc),
+				    i == RT_DCQCN_ENABLE ?
+				    "upstream mlx5 enables DCQCN per priority only in firmware: mlxconfig ROCE_CC_PRIO_MASK" :
+				    "see Documentation/profiles.rst");
+			continue;
+		}
+		bits = rt_cc_bits(nic->cc, i);
+		if (bits < 32 && v >> bits) {
+			rt_want_err(d, p, RT_PK_DCQCN + i,
+				    "%u does not fit the %u-bit field of %s %s (the driver would keep only the low bits)",
+				    v, bits, rt_cc_vendor_name(nic->cc), file);
+			continue;
+		}
+		w = rt_want_from(want, cur, RT_SK_CC, i);
+		if (!w) {
+			rt_want_err(d, p, RT_PK_DCQCN + i,
+				    "%s/%s could not be read", nic->cc_dir,
+				    file);
+			continue;
+		}
+		w->v[0] = v;
+		/*
+		 * mlx5 switches the CNP priority to "configured" when it is
+		 * written; a restore must also bring back the mode.
+		 */
+		if (i == RT_DCQCN_CNP_PRIORITY && nic->cc == RT_CC_MLX5) {
+			w = rt_want_from(want, cur, RT_SK_CC,
+					 RT_CC_KEY_CNP_PRIO_MODE);
+			if (w)
+				w->v[0] = 0;
+		}
+	}
+}
+
+int rt_want_build(const struct rt_profile *p, const struct rt_nic *nic,
+		  const struct rt_nic_state *cur, struct rt_state *want,
+		  struct rt_diag *d)
+{
+	unsigned int nerr = d->n;
+	enum rt_pkey key = rt_first_dcb_key(p);
+
+	memset(want, 0, sizeof(*want));
+	if (key != RT_PK_NUM && !cur->dcb_ok) {
+		rt_want_err(d, p, key, "%s", cur->dcb_err);
+	} else if (key != RT_PK_NUM) {
+		rt_want_ets(p, nic, cur, want, d);
+		rt_want_pfc(p, nic, cur, want, d);
+		rt_want_maxrate(p, nic, cur, want, d);
+		rt_want_buffer(p, nic, cur, want, d);
+		rt_want_trust(p, cur, want);
+	}
+	rt_want_storm(p, nic, cur, want, d);
+	rt_want_cc(p, nic, cur, want, d);
+	if (want->n >= RT_SET_MAX)
+		rt_diag_add(d, "%s: too many settings", p->path);
+	return d->n == nerr ? 0 : -EINVAL;
+}
+
+/* The real backends ----------------------------------------------------- */
+
+void rt_sys_ctx_close(struct rt_sys_ctx *ctx)
+{
+	if (ctx->dcb)
+		rt_dcb_close(ctx->dcb);
+	ctx->dcb = NULL;
+}
+
+static int rt_sys_dcb(struct rt_sys_ctx *ctx, char *msg, size_t len)
+{
+	int err;
+
+	if (ctx->dcb)
+		return 0;
+	err = rt_dcb_open(&ctx->dcb);
+	if (err && msg)
+		rt_fmt(msg, len, "cannot open a DCB netlink socket: %s",
+			 strerror(-err));
+	return err;
+}
+
+static void rt_read_dcb(struct rt_sys_ctx *ctx, const struct rt_nic *nic,
+			struct rt_nic_state *ns)
+{
+	struct rt_dcb_state ds;
+	struct rt_setting *s;
+	unsigned int i;
+
+	if (rt_sys_dcb(ctx, ns->dcb_err, sizeof(ns->dcb_err)))
+		return;
+	if (rt_dcb_get(ctx->dcb, nic->id.netdev, &ds, ns->dcb_err,
+		       sizeof(ns->dcb_err)))
+		return;
+	ns->dcb_ok = true;
+	ns->has_ets = ds.has_ets;
+	ns->has_pfc = ds.has_pfc;
+	ns->has_maxrate = ds.has_maxrate;
+	ns->has_buffer = ds.has_buffer;
+	ns->has_apptrust = ds.has_apptrust;
+	if (ds.has_ets && (s = rt_state_add(&ns->st, RT_SK_ETS, 0))) {
+		s->n = 24;
+		for (i = 0; i < RT_NTC; i++) {
+			s->v[i] = ds.ets.prio_tc[i];
+			s->v[8 + i] = ds.ets.tc_tsa[i];
+			s->v[16 + i] = ds.ets.tc_tx_bw[i];
+		}
+	}
+	if (ds.has_pfc && (s = rt_state_add(&ns->st, RT_SK_PFC, 0))) {
+		s->n = 4;
+		s->v[0] = ds.pfc.pfc_en;
+		s->v[1] = ds.pfc.delay;
+		s->v[2] = ds.pfc.mbc;
+		s->v[3] = ds.pfc.pfc_cap;
+	}
+	if (ds.has_maxrate && (s = rt_state_add(&ns->st, RT_SK_MAXRATE, 0))) {
+		s->n = 8;
+		for (i = 0; i < RT_NTC; i++)
+			s->v[i] = ds.maxrate.tc_maxrate[i];
+	}
+	if (ds.has_buffer && (s = rt_state_add(&ns->st, RT_SK_BUFFER, 0))) {
+		s->n = 16;
+		for (i = 0; i < RT_NBUF; i++) {
+			s->v[i] = ds.buffer.prio2buffer[i];
+			s->v[8 + i] = ds.buffer.buffer_size[i];
+		}
+	}
+	for (i = 0; i < RT_NDSCP; i++) {
+		s = rt_state_add(&ns->st, RT_SK_DSCP, i);
+		if (!s)
+			break;
+		s->n = 1;
+		s->absent = ds.dscp_prio[i] < 0;
+		s->v[0] = s->absent ? 0 : (uint64_t)ds.dscp_prio[i];
+	}
+	if (ds.has_apptrust && (s = rt_state_add(&ns->st, RT_SK_APPTRUST, 0))) {
+		s->n = ds.napptrust < 8 ? ds.napptrust : 8;
+		for (i = 0; i < s->n; i++)
+			s->v[i] = ds.apptrust[i];
+	}
+}
+
+static void rt_read_cc(const struct rt_nic *nic, struct rt_nic_state *ns)
+{
+	char path[1024], msg[512];
+	struct rt_setting *s;
+	unsigned int i;
+	uint32_t v;
+
+	if (nic->cc == RT_CC_NONE) {
+		rt_fmt(ns->cc_err, sizeof(ns->cc_err), "%s: %s",
+			 nic->id.netdev, nic->cc_why);
+		return;
+	}
+	for (i = 0; i < RT_CC_KEY_MAX; i++) {
+		const char *file = rt_cc_file(nic->cc, i);
+
+		if (!file)
+			continue;
+		rt_fmt(path, sizeof(path), "%s/%s", nic->cc_dir, file);
+		if (rt_ccfile_read(path, &v, msg, sizeof(msg))) {
+			rt_fmt(ns->cc_err, sizeof(ns->cc_err), "%s", msg);
+			return;
+		}
+		s = rt_state_add(&ns->st, RT_SK_CC, i);
+		if (!s)
+			return;
+		s->n = 1;
+		s->v[0] = v;
+	}
+	ns->cc_ok = true;
+}
+
+static int rt_sys_read(void *ctxp, const struct rt_nic *nic,
+		       unsigned int need, struct rt_nic_state *ns, char *msg,
+		       size_t len)
+{
+	struct rt_sys_ctx *ctx = ctxp;
+	uint16_t ms;
+	struct rt_setting *s;
+
+	if (nic->ifindex <= 0 ||
+	    (int)if_nametoindex(nic->id.netdev) != nic->ifindex) {
+		rt_fmt(msg, len, "%s is gone (the network interface was removed or renamed)",
+			 nic->id.netdev);
+		return -ENODEV;
+	}
+	if (need & RT_NEED_DCB)
+		rt_read_dcb(ctx, nic, ns);
+	if (need & RT_NEED_STORM) {
+		if (!rt_ethtool_get_pfc_storm(nic->id.netdev, &ms,
+					      ns->storm_err,
+					      sizeof(ns->storm_err)) &&
+		    (s = rt_state_add(&ns->st, RT_SK_PFC_STORM, 0))) {
+			s->n = 1;
+			s->v[0] = ms;
+			ns->storm_ok = true;
+		}
+	}
+	if (need & RT_NEED_CC)
+		rt_read_cc(nic, ns);
+	return 0;
+}
+
+static int rt_sys_write(void *ctxp, const struct rt_nic *nic,
+			const struct rt_setting *want,
+			const struct rt_setting *cur, char *msg, size_t len)
+{
+	struct rt_sys_ctx *ctx = ctxp;
+	const char *ifname = nic->id.netdev;
+	struct ieee_maxrate maxrate;
+	struct dcbnl_buffer buf;
+	struct ieee_ets ets;
+	struct ieee_pfc pfc;
+	uint8_t sel[8];
+	char path[1024];
+	unsigned int i;
+	int err;
+
+	if (want->kind != RT_SK_PFC_STORM && want->kind != RT_SK_CC) {
+		err = rt_sys_dcb(ctx, msg, len);
+		if (err)
+			return err;
+	}
+	switch (want->kind) {
+	case RT_SK_ETS:
+		memset(&ets, 0, sizeof(ets));
+		ets.ets_cap = RT_NTC;
+		for (i = 0; i < RT_NTC; i++) {
+			ets.prio_tc[i] = (uint8_t)want->v[i];
+			ets.tc_tsa[i] = (uint8_t)want->v[8 + i];
+			ets.tc_tx_bw[i] = (uint8_t)want->v[16 + i];
+			ets.tc_rx_bw[i] = ets.tc_tx_bw[i];
+		}
+		return rt_dcb_set_ets(ctx->dcb, ifname, &ets, msg, len);
+	case RT_SK_PFC:
+		memset(&pfc, 0, sizeof(pfc));
+		pfc.pfc_en = (uint8_t)want->v[0];
+		pfc.delay = (uint16_t)want->v[1];
+		pfc.mbc = (uint8_t)want->v[2];
+		pfc.pfc_cap = (uint8_t)want->v[3];
+		return rt_dcb_set_pfc(ctx->dcb, ifname, &pfc, msg, len);
+	case RT_SK_MAXRATE:
+		memset(&maxrate, 0, sizeof(maxrate));
+		for (i = 0; i < RT_NTC; i++)
+			maxrate.tc_maxrate[i] = want->v[i];
+		return rt_dcb_set_maxrate(ctx->dcb, ifname, &maxrate, msg,
+					  len);
+	case RT_SK_BUFFER:
+		memset(&buf, 0, sizeof(buf));
+		for (i = 0; i < RT_NBUF; i++) {
+			buf.prio2buffer[i] = (uint8_t)want->v[i];
+			buf.buffer_size[i] = (uint32_t)want->v[8 + i];
+		}
+		return rt_dcb_set_buffer(ctx->dcb, ifname, &buf, msg, len);
+	case RT_SK_DSCP:
+		if (want->absent)
+			return cur->absent ? 0 :
+			       rt_dcb_app_del(ctx->dcb, ifname,
+					      (uint8_t)want->key,
+					      (uint8_t)cur->v[0], msg, len);
+		return rt_dcb_app_add(ctx->dcb, ifname, (uint8_t)want->key,
+				      (uint8_t)want->v[0], msg, len);
+	case RT_SK_APPTRUST:
+		for (i = 0; i < want->n && i < 8; i++)
+			sel[i] = (uint8_t)want->v[i];
+		return rt_dcb_set_apptrust(ctx->dcb, ifname, sel, i, msg, len);
+	case RT_SK_PFC_STORM:
+		return rt_ethtool_set_pfc_storm(ifname, (uint16_t)want->v[0],
+						msg, len);
+	case RT_SK_CC:
+		rt_fmt(path, sizeof(path), "%s/%s", nic->cc_dir,
+			 rt_cc_file(nic->cc, want->key));
+		return rt_ccfile_write(path, (uint32_t)want->v[0], msg, len);
+	}
+	rt_fmt(msg, len, "unknown setting");
+	return -EINVAL;
+}
+
+const struct rt_backend_ops rt_backend_sys = {
+	.read = rt_sys_read,
+	.write = rt_sys_write,
+};

@@ -1,0 +1,515 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Unit tests of the apply engine (lib/rt_apply.c, lib/rt_want.c) against a
+ * model NIC: a backend that keeps the settings in memory, counts writes,
+ * and can fail, ignore a write, lose the device or die (as under SIGKILL)
+ * at a chosen write.  The real backends are tested in the VM
+ * (selftests/profile_apply.sh) with the real kernel and a test driver.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <cmocka.h>
+
+#include "rt_apply.h"
+
+struct model {
+	struct rt_state st;
+	bool has_maxrate;
+	unsigned int writes;
+	unsigned int fail_at;		/* 1-based write that fails, 0 none */
+	int fail_err;
+	unsigned int ignore_at;		/* write that is ignored */
+	unsigned int gone_at;		/* write after which the NIC is gone */
+	unsigned int crash_at;		/* write at which the process dies */
+	bool gone;
+	enum rt_set_kind order[RT_SET_MAX * 2];
+	bool order_absent[RT_SET_MAX * 2];
+};
+
+static int model_read(void *ctx, const struct rt_nic *nic, unsigned int need,
+		      struct rt_nic_state *ns, char *msg, size_t len)
+{
+	struct model *m = ctx;
+	unsigned int i;
+
+	(void)nic;
+	if (m->gone) {
+		snprintf(msg, len, "gone");
+		return -ENODEV;
+	}
+	for (i = 0; i < m->st.n; i++) {
+		enum rt_set_kind k = m->st.s[i].kind;
+
+		if ((k == RT_SK_CC && !(need & RT_NEED_CC)) ||
+		    (k == RT_SK_PFC_STORM && !(need & RT_NEED_STORM)) ||
+		    (k != RT_SK_CC && k != RT_SK_PFC_STORM &&
+		     !(need & RT_NEED_DCB)))
+			continue;
+		ns->st.s[ns->st.n++] = m->st.s[i];
+	}
+	ns->dcb_ok = true;
+	ns->has_ets = ns->has_pfc = ns->has_buffer = true;
+	ns->has_maxrate = m->has_maxrate;
+	ns->storm_ok = true;
+	ns->cc_ok = true;
+	return 0;
+}
+
+static int model_write(void *ctx, const struct rt_nic *nic,
+		       const struct rt_setting *want,
+		       const struct rt_setting *cur, char *msg, size_t len)
+{
+	struct model *m = ctx;
+	struct rt_setting *s;
+	unsigned int i;
+
+	(void)nic;
+	(void)cur;
+	if (m->gone)
+		return -ENODEV;
+	m->writes++;
+	m->order[m->writes - 1] = want->kind;
+	m->order_absent[m->writes - 1] = want->absent;
+	if (m->writes == m->crash_at)
+		_exit(9);
+	if (m->writes == m->fail_at) {
+		snprintf(msg, len, "refused by the model");
+		return m->fail_err;
+	}
+	if (m->writes == m->gone_at)
+		m->gone = true;
+	if (m->writes == m->ignore_at)
+		return 0;
+	for (i = 0; i < m->st.n; i++) {
+		s = &m->st.s[i];
+		if (s->kind == want->kind && s->key == want->key) {
+			*s = *want;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+static const struct rt_backend_ops model_ops = {
+	.read = model_read,
+	.write = model_write,
+};
+
+static void model_init(struct model *m)
+{
+	struct rt_setting *s;
+	unsigned int i;
+
+	memset(m, 0, sizeof(*m));
+	m->fail_err = -EINVAL;
+	m->has_maxrate = true;
+	s = rt_state_add(&m->st, RT_SK_ETS, 0);
+	s->n = 24;
+	for (i = 0; i < 8; i++) {
+		s->v[i] = i;
+		s->v[8 + i] = RT_TSA_ETS;
+		s->v[16 + i] = i < 4 ? 12 : 13;
+	}
+	s = rt_state_add(&m->st, RT_SK_PFC, 0);
+	s->n = 4;
+	s->v[1] = 7;
+	s->v[3] = 8;
+	s = rt_state_add(&m->st, RT_SK_MAXRATE, 0);
+	s->n = 8;
+	s = rt_state_add(&m->st, RT_SK_BUFFER, 0);
+	s->n = 16;
+	for (i = 0; i < RT_NDSCP; i++) {
+		s = rt_state_add(&m->st, RT_SK_DSCP, i);
+		s->n = 1;
+		s->absent = i != 10;	/* one stray entry: dscp 10 -> 1 */
+		s->v[0] = s->absent ? 0 : 1;
+	}
+	s = rt_state_add(&m->st, RT_SK_PFC_STORM, 0);
+	s->n = 1;
+	s->v[0] = 8000;
+	for (i = 0; i < RT_CC_KEY_MAX; i++) {
+		if (!rt_cc_file(RT_CC_MLX5, i))
+			continue;
+		s = rt_state_add(&m->st, RT_SK_CC, i);
+		s->n = 1;
+		s->v[0] = i == RT_CC_KEY_CNP_PRIO_MODE ? 1 : 5;
+	}
+}
+
+static void nic_init(struct rt_nic *nic)
+{
+	memset(nic, 0, sizeof(*nic));
+	strcpy(nic->id.netdev, "model0");
+	strcpy(nic->id.driver, "model");
+	nic->ifindex = 42;
+	nic->cc = RT_CC_MLX5;
+}
+
+/* Lossless RoCE on DSCP 26 / priority 3, CNPs on DSCP 48 / priority 6. */
+static void profile_init(struct rt_profile *p)
+{
+	unsigned int i;
+
+	memset(p, 0, sizeof(*p));
+	strcpy(p->path, "test.conf");
+	p->name = p->path;
+	p->line[RT_PK_TRUST] = 3;
+	p->trust = RT_TRUST_DSCP;
+	p->line[RT_PK_DSCP_TO_PRIORITY] = 4;
+	for (i = 0; i < RT_NDSCP; i++)
+		p->dscp_prio[i] = -1;
+	p->dscp_prio[26] = 3;
+	p->dscp_prio[48] = 6;
+	p->line[RT_PK_PFC] = 5;
+	p->pfc_en = 1 << 3;
+	p->line[RT_PK_ETS_BANDWIDTH] = 6;
+	p->ets_bw[0] = 50;
+	p->ets_bw[3] = 50;
+	p->line[RT_PK_PRIORITY_TO_TC] = 7;
+	p->prio_tc[3] = 3;
+	p->line[RT_PK_PFC_STORM_TIMEOUT_MS] = 8;
+	p->pfc_storm_tout = RT_PFC_STORM_AUTO;
+	p->line[RT_PK_DCQCN + RT_DCQCN_CNP_DSCP] = 10;
+	p->dcqcn[RT_DCQCN_CNP_DSCP] = 48;
+	p->line[RT_PK_DCQCN + RT_DCQCN_CNP_PRIORITY] = 11;
+	p->dcqcn[RT_DCQCN_CNP_PRIORITY] = 6;
+}
+
+static char rundir[64];
+
+static int setup_rundir(void **state)
+{
+	(void)state;
+	strcpy(rundir, "/tmp/rt-test-apply-XXXXXX");
+	if (!mkdtemp(rundir))
+		return -1;
+	setenv("ROCETUNE_RUN_DIR", rundir, 1);
+	return 0;
+}
+
+static int teardown_rundir(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", rundir);
+	return system(cmd);
+}
+
+struct fixture {
+	struct model m;
+	struct model orig;
+	struct rt_nic nic;
+	struct rt_profile p;
+	struct rt_apply_result res;
+};
+
+/* In shared memory: the model outlives a child that dies mid-apply. */
+static struct fixture *fixture_new(void)
+{
+	struct fixture *f = mmap(NULL, sizeof(*f), PROT_READ | PROT_WRITE,
+				 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	assert_true(f != MAP_FAILED);
+	model_init(&f->m);
+	f->orig = f->m;
+	nic_init(&f->nic);
+	profile_init(&f->p);
+	return f;
+}
+
+static void fixture_free(struct fixture *f)
+{
+	munmap(f, sizeof(*f));
+}
+
+static bool model_same(const struct model *a, const struct model *b)
+{
+	unsigned int i;
+
+	if (a->st.n != b->st.n)
+		return false;
+	for (i = 0; i < a->st.n; i++)
+		if (!rt_setting_equal(&a->st.s[i], &b->st.s[i]))
+			return false;
+	return true;
+}
+
+static const struct rt_setting *model_get(const struct model *m,
+					  enum rt_set_kind kind,
+					  unsigned int key)
+{
+	return rt_state_find(&m->st, kind, key);
+}
+
+static void apply_then_zero_writes(void **state)
+{
+	struct fixture *f = fixture_new();
+	unsigned int writes;
+
+	(void)state;
+	assert_int_equal(rt_apply_nic(&model_ops, &f->m, &f->nic, &f->p, false,
+				      &f->res), 0);
+	assert_int_equal(f->res.result, RT_RES_APPLIED);
+	/* ETS, PFC, storm, dscp 10 removed, 26 and 48 added, 3 cc files */
+	assert_int_equal(f->res.nchanges, 9);
+	assert_int_equal(f->res.writes, 9);
+	assert_int_equal(f->m.writes, 9);
+	assert_int_equal(model_get(&f->m, RT_SK_PFC, 0)->v[0], 1 << 3);
+	assert_int_equal(model_get(&f->m, RT_SK_PFC, 0)->v[1], 7);
+	assert_true(model_get(&f->m, RT_SK_DSCP, 10)->absent);
+	assert_int_equal(model_get(&f->m, RT_SK_DSCP, 26)->v[0], 3);
+	assert_int_equal(model_get(&f->m, RT_SK_CC, RT_DCQCN_CNP_DSCP)->v[0],
+			 48);
+	assert_int_equal(model_get(&f->m, RT_SK_CC,
+				   RT_CC_KEY_CNP_PRIO_MODE)->v[0], 0);
+	assert_int_equal(model_get(&f->m, RT_SK_ETS, 0)->v[3], 3);
+	assert_int_equal(model_get(&f->m, RT_SK_ETS, 0)->v[16], 50);
+	assert_int_equal(model_get(&f->m, RT_SK_ETS, 0)->v[17], 0);
+
+	writes = f->m.writes;
+	assert_int_equal(rt_apply_nic(&model_ops, &f->m, &f->nic, &f->p, false,
+				      &f->res), 0);
+	assert_int_equal(f->res.result, RT_RES_UNCHANGED);
+	assert_int_equal(f->res.writes, 0);
+	assert_int_equal(f->m.writes, writes);
+	fixture_free(f);
+}
+
+static int phase_of(const struct model *m, unsigned int i)
+{
+	switch (m->order[i]) {
+	case RT_SK_DSCP:
+		return m->order_absent[i] ? 0 : 2;
+	case RT_SK_CC:
+		return 3;
+	default:
+		return 1;
+	}
+}
+
+static void writes_in_safe_order(void **state)
+{
+	struct fixture *f = fixture_new();
+	unsigned int i;
+
+	(void)state;
+	assert_int_equal(rt_apply_nic(&model_ops, &f->m, &f->nic, &f->p, false,
+				      &f->res), 0);
+	for (i = 1; i < f->m.writes; i++)
+		assert_true(phase_of(&f->m, i - 1) <= phase_of(&f->m, i));
+	/* ETS before PFC: the class exists before it is lossless */
+	assert_int_equal(f->m.order[1], RT_SK_ETS);
+	assert_int_equal(f->m.order[2], RT_SK_PFC);
+	fixture_free(f);
+}
+
+static void dry_run_writes_nothing(void **state)
+{
+	struct fixture *f = fixture_new();
+
+	(void)state;
+	assert_int_equal(rt_apply_nic(&model_ops, &f->m, &f->nic, &f->p, true,
+				      &f->res), 0);
+	assert_int_equal(f->res.result, RT_RES_DRY_RUN);
+	assert_int_equal(f->res.nchanges, 9);
+	assert_int_equal(f->m.writes, 0);
+	assert_true(model_same(&f->m, &f->orig));
+	fixture_free(f);
+}
+
+/* A failure at any write leaves the NIC exactly as it was. */
+static void failure_at_each_write_rolls_back(void **state)
+{
+	unsigned int k;
+
+	(void)state;
+	for (k = 1; k <= 9; k++) {
+		struct fixture *f = fixture_new();
+
+		f->m.fail_at = k;
+		assert_int_equal(rt_apply_nic(&model_ops, &f->m, &f->nic,
+					      &f->p, false, &f->res), -1);
+		assert_int_equal(f->res.result, RT_RES_ROLLED_BACK);
+		assert_int_equal(f->res.writes, k);
+		assert_int_equal(f->res.restore_writes, k - 1);
+		assert_non_null(strstr(f->res.error, "refused by the model"));
+		assert_true(model_same(&f->m, &f->orig));
+		assert_false(rt_journal_pending("model0"));
+		fixture_free(f);
+	}
+}
+
+/* A driver that reports success but keeps nothing: read-back catches it. */
+static void ignored_write_is_caught_and_rolled_back(void **state)
+{
+	unsigned int k;
+
+	(void)state;
+	for (k = 1; k <= 9; k++) {
+		struct fixture *f = fixture_new();
+
+		f->m.ignore_at = k;
+		assert_int_equal(rt_apply_nic(&model_ops, &f->m, &f->nic,
+					      &f->p, false, &f->res), -1);
+		assert_int_equal(f->res.result, RT_RES_ROLLED_BACK);
+		assert_non_null(strstr(f->res.error, "read back"));
+		assert_true(model_same(&f->m, &f->orig));
+		fixture_free(f);
+	}
+}
+
+static void restore_failure_is_reported(void **state)
+{
+	struct fixture *f = fixture_new();
+
+	(void)state;
+	f->m.fail_at = 4;
+	f->m.ignore_at = 6;	/* the second restoring write is lost */
+	assert_int_equal(rt_apply_nic(&model_ops, &f->m, &f->nic, &f->p, false,
+				      &f->res), -1);
+	assert_int_equal(f->res.result, RT_RES_ROLLBACK_FAILED);
+	assert_non_null(strstr(f->res.state, "NOT as it was"));
+	/* The journal stays, so that the next apply restores first. */
+	assert_true(rt_journal_pending("model0"));
+	f->m.fail_at = 0;
+	f->m.ignore_at = 0;
+	assert_int_equal(rt_apply_nic(&model_ops, &f->m, &f->nic, &f->p, false,
+				      &f->res), 0);
+	assert_true(f->res.recovered);
+	assert_int_equal(f->res.result, RT_RES_APPLIED);
+	assert_false(rt_journal_pending("model0"));
+	fixture_free(f);
+}
+
+static void nic_vanishing_mid_apply(void **state)
+{
+	struct fixture *f = fixture_new();
+
+	(void)state;
+	f->m.gone_at = 3;
+	assert_int_equal(rt_apply_nic(&model_ops, &f->m, &f->nic, &f->p, false,
+				      &f->res), -1);
+	assert_int_equal(f->res.result, RT_RES_VANISHED);
+	assert_false(rt_journal_pending("model0"));
+	fixture_free(f);
+}
+
+/* An apply killed after 3 writes is undone by the next one. */
+static void crash_is_recovered_from_the_journal(void **state)
+{
+	struct fixture *f = fixture_new();
+	int status;
+	pid_t pid;
+
+	(void)state;
+	f->m.crash_at = 4;
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		rt_apply_nic(&model_ops, &f->m, &f->nic, &f->p, false,
+			     &f->res);
+		_exit(0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 9);
+	assert_true(rt_journal_pending("model0"));
+	assert_false(model_same(&f->m, &f->orig));
+	f->m.crash_at = 0;
+	f->m.writes = 0;
+	/* A dry run only reads; it leaves the journal to the next apply. */
+	assert_int_equal(rt_apply_nic(&model_ops, &f->m, &f->nic, &f->p, true,
+				      &f->res), 0);
+	assert_true(rt_journal_pending("model0"));
+	assert_int_equal(rt_apply_nic(&model_ops, &f->m, &f->nic, &f->p, false,
+				      &f->res), 0);
+	assert_true(f->res.recovered);
+	assert_int_equal(f->res.recovered_writes, 3);
+	assert_int_equal(f->res.result, RT_RES_APPLIED);
+	assert_false(rt_journal_pending("model0"));
+	fixture_free(f);
+}
+
+static void nic_without_maxrate_is_invalid(void **state)
+{
+	struct fixture *f = fixture_new();
+
+	(void)state;
+	f->m.has_maxrate = false;
+	f->p.line[RT_PK_MAX_RATE_MBPS] = 9;
+	f->p.maxrate_mbps[3] = 10000;
+	assert_int_equal(rt_apply_nic(&model_ops, &f->m, &f->nic, &f->p, false,
+				      &f->res), -1);
+	assert_int_equal(f->res.result, RT_RES_INVALID);
+	assert_int_equal(f->m.writes, 0);
+	assert_int_equal(f->res.diag.n, 1);
+	assert_non_null(strstr(f->res.diag.msg[0],
+			       "test.conf:9: [Lossless] MaxRateMbps"));
+	fixture_free(f);
+}
+
+static void vendor_width_and_missing_key(void **state)
+{
+	struct fixture *f = fixture_new();
+
+	(void)state;
+	f->nic.cc = RT_CC_BNXT_RE;
+	f->p.line[RT_PK_DCQCN + RT_DCQCN_G] = 12;
+	f->p.dcqcn[RT_DCQCN_G] = 1019;		/* 8 bits on bnxt_re */
+	f->p.line[RT_PK_DCQCN + RT_DCQCN_AI_RATE_MBPS] = 13;
+	f->p.dcqcn[RT_DCQCN_AI_RATE_MBPS] = 5;	/* no bnxt_re file */
+	assert_int_equal(rt_apply_nic(&model_ops, &f->m, &f->nic, &f->p, false,
+				      &f->res), -1);
+	assert_int_equal(f->res.result, RT_RES_INVALID);
+	assert_int_equal(f->m.writes, 0);
+	assert_int_equal(f->res.diag.n, 2);
+	assert_non_null(strstr(f->res.diag.msg[0], "AIRateMbps"));
+	assert_non_null(strstr(f->res.diag.msg[1], "8-bit field"));
+	fixture_free(f);
+}
+
+static void ets_sum_checked_on_the_merged_state(void **state)
+{
+	struct fixture *f = fixture_new();
+
+	(void)state;
+	/* Only TSA given: TC 0 strict leaves 88% to the ETS classes. */
+	f->p.line[RT_PK_ETS_BANDWIDTH] = 0;
+	f->p.line[RT_PK_TSA] = 6;
+	memset(f->p.tsa, RT_TSA_ETS, sizeof(f->p.tsa));
+	f->p.tsa[0] = RT_TSA_STRICT;
+	assert_int_equal(rt_apply_nic(&model_ops, &f->m, &f->nic, &f->p, false,
+				      &f->res), -1);
+	assert_int_equal(f->res.result, RT_RES_INVALID);
+	assert_non_null(strstr(f->res.diag.msg[0], "88%"));
+	fixture_free(f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(apply_then_zero_writes),
+		cmocka_unit_test(writes_in_safe_order),
+		cmocka_unit_test(dry_run_writes_nothing),
+		cmocka_unit_test(failure_at_each_write_rolls_back),
+		cmocka_unit_test(ignored_write_is_caught_and_rolled_back),
+		cmocka_unit_test(restore_failure_is_reported),
+		cmocka_unit_test(nic_vanishing_mid_apply),
+		cmocka_unit_test(crash_is_recovered_from_the_journal),
+		cmocka_unit_test(nic_without_maxrate_is_invalid),
+		cmocka_unit_test(vendor_width_and_missing_key),
+		cmocka_unit_test(ets_sum_checked_on_the_merged_state),
+	};
+
+	return cmocka_run_group_tests_name("apply", tests, setup_rundir,
+					   teardown_rundir);
+}

@@ -30,6 +30,7 @@
 #define RT_PROF_GLOB_LEN	64
 #define RT_PROF_PATH_LEN	4096
 #define RT_PROF_MAX_FILES	64	/* profiles per directory */
+#define RT_PROF_LINE_MAX	2048	/* characters per line, without '\n' */
 
 /* IEEE 802.1Qaz transmission selection algorithms (kernel values). */
 enum rt_tsa {
@@ -119,6 +120,11 @@ enum rt_pkey {
 /* rt_pkey_name() - "Trust", "CNPDSCP", ...; rt_pkey_section() - "Lossless" */
 const char *rt_pkey_name(enum rt_pkey k);
 const char *rt_pkey_section(enum rt_pkey k);
+/*
+ * rt_pkey_lookup() - the enum rt_pkey of @key in [@section] (section name
+ * without brackets; NULL: the first key of that name), or -1.
+ */
+int rt_pkey_lookup(const char *section, const char *key);
 
 struct rt_profile {
 	char path[RT_PROF_PATH_LEN];	/* as given to the parser */
@@ -177,6 +183,12 @@ void rt_diag_print(const struct rt_diag *d, FILE *f);
  */
 int rt_profile_parse_file(const char *path, struct rt_profile *p,
 			  struct rt_diag *d);
+/*
+ * rt_profile_parse_fp() - the same from an open stream (a pipe, stdin,
+ * fmemopen()); @path is only used in messages and p->path.
+ */
+int rt_profile_parse_fp(FILE *f, const char *path, struct rt_profile *p,
+			struct rt_diag *d);
 
 struct rt_profile_set {
 	unsigned int n;

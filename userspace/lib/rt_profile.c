@@ -1,0 +1,1441 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * rocetune user-space library: tuning profiles (parser, checker, matcher).
+ *
+ * libinih splits the lines; our reader feeds it one physical line at a
+ * time, so the reader's line count is the line of every key the handler
+ * sees (Debian's libinih has no line number in its handler).  The reader
+ * also does what libinih would let through silently: it takes leading
+ * blanks off every line (libinih would make an indented line the
+ * continuation of the previous value), refuses inline ';' comments,
+ * "Key: value" lines, control characters and over-long lines, and keeps
+ * track of the section itself, so that an unknown or empty section is an
+ * error even when no key follows it.  Documentation/profiles.rst is the
+ * reference of every key.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include <ini.h>
+
+#include "rt_profile.h"
+
+/* In enum rt_dcqcn_param order. */
+const struct rt_dcqcn_key rt_dcqcn_keys[RT_DCQCN_NUM] = {
+	[RT_DCQCN_CNP_DSCP] = { "CNPDSCP", 0, 63, false },
+	[RT_DCQCN_CNP_PRIORITY] = { "CNPPriority", 0, 7, false },
+	[RT_DCQCN_MIN_TIME_BETWEEN_CNPS_US] = {
+		"MinTimeBetweenCNPsUs", 0, UINT32_MAX, false },
+	[RT_DCQCN_RATE_REDUCE_MONITOR_PERIOD_US] = {
+		"RateReduceMonitorPeriodUs", 0, UINT32_MAX, false },
+	[RT_DCQCN_MIN_RATE_MBPS] = { "MinRateMbps", 0, UINT32_MAX, false },
+	[RT_DCQCN_MAX_RATE_MBPS] = { "MaxRateMbps", 0, UINT32_MAX, false },
+	[RT_DCQCN_AI_RATE_MBPS] = { "AIRateMbps", 0, UINT32_MAX, false },
+	[RT_DCQCN_HAI_RATE_MBPS] = { "HAIRateMbps", 0, UINT32_MAX, false },
+	[RT_DCQCN_TIME_RESET_US] = { "TimeResetUs", 0, UINT32_MAX, false },
+	[RT_DCQCN_BYTE_RESET_BYTES] = {
+		"ByteResetBytes", 0, UINT32_MAX, false },
+	[RT_DCQCN_THRESHOLD] = { "Threshold", 1, 31, false },
+	[RT_DCQCN_INITIAL_ALPHA] = { "InitialAlpha", 0, 1023, false },
+	[RT_DCQCN_G] = { "G", 0, 1023, false },
+	[RT_DCQCN_GD] = { "GD", 0, 15, false },
+	[RT_DCQCN_MIN_DECREASE_FACTOR_PERCENT] = {
+		"MinDecreaseFactorPercent", 1, 100, false },
+	[RT_DCQCN_RATE_ON_FIRST_CNP_MBPS] = {
+		"RateOnFirstCNPMbps", 0, UINT32_MAX, false },
+	[RT_DCQCN_CLAMP_TARGET_RATE] = { "ClampTargetRate", 0, 1, true },
+	[RT_DCQCN_CLAMP_TARGET_RATE_AFTER_TIME_INC] = {
+		"ClampTargetRateAfterTimeInc", 0, 1, true },
+	[RT_DCQCN_DCE_TCP_RTT_US] = { "DceTcpRttUs", 1, 131071, false },
+	[RT_DCQCN_ENABLE] = { "Enable", 0, 1, true },
+};
+
+/* In enum rt_pkey order, up to RT_PK_DCQCN. */
+static const char *const rt_pkey_names[RT_PK_DCQCN] = {
+	[RT_PK_MATCH_NAME] = "Name",
+	[RT_PK_MATCH_DRIVER] = "Driver",
+	[RT_PK_MATCH_RDMA_DEVICE] = "RdmaDevice",
+	[RT_PK_MATCH_PCI_ADDRESS] = "PciAddress",
+	[RT_PK_TRUST] = "Trust",
+	[RT_PK_PFC] = "PFC",
+	[RT_PK_DSCP_TO_PRIORITY] = "DSCPToPriority",
+	[RT_PK_PRIORITY_TO_TC] = "PriorityToTC",
+	[RT_PK_ETS_BANDWIDTH] = "ETSBandwidth",
+	[RT_PK_TSA] = "TSA",
+	[RT_PK_MAX_RATE_MBPS] = "MaxRateMbps",
+	[RT_PK_BUFFER_SIZE_BYTES] = "BufferSizeBytes",
+	[RT_PK_PRIORITY_TO_BUFFER] = "PriorityToBuffer",
+	[RT_PK_CABLE_LENGTH_METERS] = "CableLengthMeters",
+	[RT_PK_PFC_STORM_TIMEOUT_MS] = "PFCStormTimeoutMs",
+};
+
+enum rt_psec {
+	RT_SEC_NONE,		/* before the first section */
+	RT_SEC_MATCH,
+	RT_SEC_LOSSLESS,
+	RT_SEC_DCQCN,
+	RT_SEC_BAD,		/* after an unknown or malformed header */
+};
+
+static const char *const rt_sec_names[] = {
+	[RT_SEC_MATCH] = "Match",
+	[RT_SEC_LOSSLESS] = "Lossless",
+	[RT_SEC_DCQCN] = "DCQCN",
+};
+
+static enum rt_psec rt_pkey_sec(enum rt_pkey k)
+{
+	if (k < RT_PK_MATCH_NUM)
+		return RT_SEC_MATCH;
+	if (k < RT_PK_DCQCN)
+		return RT_SEC_LOSSLESS;
+	return RT_SEC_DCQCN;
+}
+
+const char *rt_pkey_name(enum rt_pkey k)
+{
+	if ((unsigned int)k < RT_PK_DCQCN)
+		return rt_pkey_names[k];
+	if ((unsigned int)k < RT_PK_NUM)
+		return rt_dcqcn_keys[k - RT_PK_DCQCN].key;
+	return NULL;
+}
+
+const char *rt_pkey_section(enum rt_pkey k)
+{
+	if ((unsigned int)k >= RT_PK_NUM)
+		return NULL;
+	return rt_sec_names[rt_pkey_sec(k)];
+}
+
+int rt_pkey_lookup(const char *section, const char *key)
+{
+	unsigned int k;
+
+	for (k = 0; k < RT_PK_NUM; k++) {
+		if (strcmp(rt_pkey_name(k), key))
+			continue;
+		if (!section || !strcmp(rt_pkey_section(k), section))
+			return k;
+	}
+	return -1;
+}
+
+/* ---- diagnostics ---- */
+
+void rt_diag_add(struct rt_diag *d, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (d->n < RT_DIAG_MAX) {
+		va_start(ap, fmt);
+		vsnprintf(d->msg[d->n], RT_DIAG_LEN, fmt, ap);
+		va_end(ap);
+	}
+	d->n++;
+}
+
+void rt_diag_print(const struct rt_diag *d, FILE *f)
+{
+	unsigned int i;
+
+	for (i = 0; i < d->n && i < RT_DIAG_MAX; i++)
+		fprintf(f, "%s\n", d->msg[i]);
+	if (d->n > RT_DIAG_MAX)
+		fprintf(f, "... and %u more errors\n", d->n - RT_DIAG_MAX);
+}
+
+/* ---- the parse state ---- */
+
+struct rt_pstate {
+	const char *path;
+	FILE *f;
+	struct rt_profile *p;
+	struct rt_diag *d;
+	unsigned int nerr;		/* errors of this file */
+	unsigned int lineno;		/* of the line last read */
+	int read_errno;
+	enum rt_psec sec;
+	bool seen_match;	/* or a bad header that meant it */
+	unsigned int first_syntax;	/* first syntax error we gave libinih */
+	/* The key line last read, for the handler. */
+	char line[RT_PROF_LINE_MAX + 1];
+	const char *key;
+	const char *val;
+	/* Per key: the last value given (for messages) and whether it failed. */
+	char *text[RT_PK_NUM];
+	bool bad[RT_PK_NUM];
+};
+
+/* A value as shown in a message: at most 64 characters. */
+struct rt_shown {
+	char s[72];
+};
+
+static const char *rt_show(struct rt_shown *b, const char *v)
+{
+	size_t n = strlen(v);
+
+	if (n <= 64)
+		return v;
+	snprintf(b->s, sizeof(b->s), "%.61s...", v);
+	return b->s;
+}
+
+static void rt_perr(struct rt_pstate *st, unsigned int line,
+		    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void rt_perr(struct rt_pstate *st, unsigned int line,
+		    const char *fmt, ...)
+{
+	char msg[RT_DIAG_LEN];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	rt_diag_add(st->d, "%s:%u: %s", st->path, line, msg);
+	st->nerr++;
+}
+
+/* "FILE:LINE: [Section] Key=value: what is wrong (what is allowed)" */
+static void rt_kerr(struct rt_pstate *st, unsigned int line, enum rt_pkey k,
+		    const char *val, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+static void rt_kerr(struct rt_pstate *st, unsigned int line, enum rt_pkey k,
+		    const char *val, const char *fmt, ...)
+{
+	char msg[RT_DIAG_LEN];
+	struct rt_shown b;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	rt_perr(st, line, "[%s] %s=%s: %s", rt_pkey_section(k),
+		rt_pkey_name(k), rt_show(&b, val), msg);
+}
+
+/* ---- values ---- */
+
+enum rt_num {
+	RT_NUM_OK,
+	RT_NUM_SYNTAX,
+	RT_NUM_SIGN,
+	RT_NUM_ZERO,
+	RT_NUM_RANGE,
+};
+
+/* Decimal, no sign, no leading zero, in [min, max]. */
+static enum rt_num rt_num_parse(const char *s, uint64_t min, uint64_t max,
+				uint64_t *out)
+{
+	uint64_t v = 0;
+	const char *q;
+
+	if (*s == '-' || *s == '+')
+		return RT_NUM_SIGN;
+	if (!*s)
+		return RT_NUM_SYNTAX;
+	for (q = s; *q; q++)
+		if (*q < '0' || *q > '9')
+			return RT_NUM_SYNTAX;
+	if (s[0] == '0' && s[1])
+		return RT_NUM_ZERO;
+	for (q = s; *q; q++) {
+		if (v > (UINT64_MAX - 9) / 10)
+			return RT_NUM_RANGE;
+		v = v * 10 + (uint64_t)(*q - '0');
+	}
+	if (v < min || v > max)
+		return RT_NUM_RANGE;
+	*out = v;
+	return RT_NUM_OK;
+}
+
+static const char *rt_num_why(enum rt_num r)
+{
+	switch (r) {
+	case RT_NUM_SIGN:
+		return "has a sign";
+	case RT_NUM_ZERO:
+		return "has a leading zero";
+	case RT_NUM_RANGE:
+		return "is out of range";
+	default:
+		return "is not a decimal number";
+	}
+}
+
+/* A key's whole value is one number: report with the allowed range. */
+static int rt_scalar(struct rt_pstate *st, enum rt_pkey k, const char *v,
+		     uint64_t min, uint64_t max, const char *extra,
+		     uint64_t *out)
+{
+	enum rt_num r = rt_num_parse(v, min, max, out);
+
+	if (r == RT_NUM_OK)
+		return 0;
+	rt_kerr(st, st->lineno, k, v, "%s (decimal %llu..%llu%s%s)",
+		r == RT_NUM_RANGE ? "out of range" :
+		r == RT_NUM_ZERO ? "leading zero" :
+		r == RT_NUM_SIGN ? "no sign allowed" : "not a decimal number",
+		(unsigned long long)min, (unsigned long long)max,
+		extra ? ", " : "", extra ? extra : "");
+	return -1;
+}
+
+static bool rt_isblank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/*
+ * Next whitespace-separated token of *s into @tok (of RT_PROF_LINE_MAX + 1
+ * bytes, a value is never longer).  Returns false at the end.
+ */
+static bool rt_token(const char **s, char *tok)
+{
+	const char *a = *s;
+	size_t n = 0;
+
+	while (rt_isblank(*a))
+		a++;
+	if (!*a)
+		return false;
+	while (a[n] && !rt_isblank(a[n]))
+		n++;
+	memcpy(tok, a, n);
+	tok[n] = '\0';
+	*s = a + n;
+	return true;
+}
+
+static int rt_p_globs(struct rt_pstate *st, enum rt_pkey k, const char *v)
+{
+	char g[RT_PROF_MAX_GLOBS][RT_PROF_GLOB_LEN];
+	char tok[RT_PROF_LINE_MAX + 1];
+	struct rt_shown b;
+	unsigned int n = 0;
+	const char *s = v;
+	int ret = 0;
+
+	while (rt_token(&s, tok)) {
+		if (n == RT_PROF_MAX_GLOBS) {
+			rt_kerr(st, st->lineno, k, v,
+				"too many globs (at most %d)",
+				RT_PROF_MAX_GLOBS);
+			return -1;
+		}
+		if (strlen(tok) >= RT_PROF_GLOB_LEN) {
+			rt_kerr(st, st->lineno, k, v,
+				"glob '%s' is too long (at most %d characters)",
+				rt_show(&b, tok), RT_PROF_GLOB_LEN - 1);
+			ret = -1;
+			continue;
+		}
+		if (tok[0] == '!') {
+			rt_kerr(st, st->lineno, k, v,
+				"glob '%s': negation is not supported (globs that must match)",
+				tok);
+			ret = -1;
+			continue;
+		}
+		strcpy(g[n++], tok);
+	}
+	if (ret)
+		return ret;
+	memcpy(st->p->match[k], g, sizeof(g[0]) * n);
+	st->p->nmatch[k] = n;
+	return 0;
+}
+
+static int rt_p_trust(struct rt_pstate *st, enum rt_pkey k, const char *v)
+{
+	if (!strcmp(v, "dscp")) {
+		st->p->trust = RT_TRUST_DSCP;
+	} else if (!strcmp(v, "pcp")) {
+		st->p->trust = RT_TRUST_PCP;
+	} else {
+		rt_kerr(st, st->lineno, k, v,
+			"not a trust mode (dscp or pcp)");
+		return -1;
+	}
+	return 0;
+}
+
+static int rt_p_pfc(struct rt_pstate *st, enum rt_pkey k, const char *v)
+{
+	const char *s = v, *e;
+	char tok[RT_PROF_LINE_MAX + 1];
+	unsigned int commas;
+	uint8_t en = 0;
+	uint64_t prio;
+	enum rt_num r;
+	int ret = 0;
+	size_t n;
+
+	if (!strcmp(v, "none")) {
+		st->p->pfc_en = 0;
+		return 0;
+	}
+	for (;;) {
+		/* Separators: blanks with at most one comma, none at the ends. */
+		e = s;
+		commas = 0;
+		while (rt_isblank(*s) || *s == ',')
+			commas += *s++ == ',';
+		if (commas > 1 || (commas && (e == v || !*s))) {
+			rt_kerr(st, st->lineno, k, v,
+				"empty priority between commas (priorities 0..7 separated by spaces or commas, or none)");
+			return -1;
+		}
+		if (!*s)
+			break;
+		for (e = s; *e && !rt_isblank(*e) && *e != ','; e++)
+			;
+		n = (size_t)(e - s);
+		memcpy(tok, s, n);
+		tok[n] = '\0';
+		s = e;
+		r = rt_num_parse(tok, 0, RT_NPRIO - 1, &prio);
+		if (r != RT_NUM_OK) {
+			rt_kerr(st, st->lineno, k, v,
+				"priority '%s' %s (priorities 0..7 separated by spaces or commas, or none)",
+				tok, !strcmp(tok, "none") ?
+				"cannot be combined with others" :
+				rt_num_why(r));
+			ret = -1;
+			continue;
+		}
+		en |= 1u << prio;
+	}
+	if (!ret)
+		st->p->pfc_en = en;
+	return ret;
+}
+
+struct rt_word {
+	const char *word;
+	uint32_t val;
+	const char *refuse;	/* not NULL: the word is an error, why */
+};
+
+/* The syntax of a pairs key: "L:R" or "LO-HI:R". */
+struct rt_pairs {
+	const char *syntax;	/* "DSCP:PRIO or LO-HI:PRIO" */
+	const char *lname;
+	unsigned int lmax;
+	const char *rname;
+	bool rnum;		/* R may be a number in [rmin, rmax] */
+	uint32_t rmin, rmax;
+	const char *rnote;	/* after the range: " or unlimited" */
+	const struct rt_word *words;	/* R may be one of these */
+};
+
+/*
+ * Parse the pairs of @v into out[] (of @ps->lmax + 1 entries), marking each
+ * index given in *given.  Later pairs win.  Every bad pair is reported.
+ */
+static int rt_pairs_parse(struct rt_pstate *st, enum rt_pkey k, const char *v,
+			  const struct rt_pairs *ps, uint32_t *out,
+			  uint64_t *given)
+{
+	char tok[RT_PROF_LINE_MAX + 1], l[RT_PROF_LINE_MAX + 1];
+	char pair[80];
+	const struct rt_word *w;
+	uint64_t lo, hi, val = 0, i;
+	const char *s = v;
+	char *colon, *dash;
+	struct rt_shown b;
+	enum rt_num r;
+	int ret = 0;
+
+	*given = 0;
+	while (rt_token(&s, tok)) {
+		snprintf(pair, sizeof(pair), "'%s'", rt_show(&b, tok));
+		if (strchr(tok, ',')) {
+			rt_kerr(st, st->lineno, k, v,
+				"%s: pairs are separated by blanks, not commas (%s)",
+				pair, ps->syntax);
+			ret = -1;
+			continue;
+		}
+		colon = strchr(tok, ':');
+		if (!colon || strchr(colon + 1, ':') || colon == tok ||
+		    !colon[1]) {
+			rt_kerr(st, st->lineno, k, v, "%s: not a pair (%s)",
+				pair, ps->syntax);
+			ret = -1;
+			continue;
+		}
+		*colon = '\0';
+		strcpy(l, tok);
+		dash = strchr(l, '-');
+		if (dash && dash != l) {
+			*dash = '\0';
+			r = rt_num_parse(l, 0, ps->lmax, &lo);
+			if (r == RT_NUM_OK) {
+				r = rt_num_parse(dash + 1, 0, ps->lmax, &hi);
+				if (r != RT_NUM_OK) {
+					rt_kerr(st, st->lineno, k, v,
+						"%s: %s '%s' %s (%s, %s 0..%u)",
+						pair, ps->lname, dash + 1,
+						rt_num_why(r), ps->syntax,
+						ps->lname, ps->lmax);
+					ret = -1;
+					continue;
+				}
+			} else {
+				rt_kerr(st, st->lineno, k, v,
+					"%s: %s '%s' %s (%s, %s 0..%u)", pair,
+					ps->lname, l, rt_num_why(r), ps->syntax,
+					ps->lname, ps->lmax);
+				ret = -1;
+				continue;
+			}
+			if (lo > hi) {
+				rt_kerr(st, st->lineno, k, v,
+					"%s: range %llu-%llu is empty (LO-HI with LO <= HI)",
+					pair, (unsigned long long)lo,
+					(unsigned long long)hi);
+				ret = -1;
+				continue;
+			}
+		} else {
+			r = rt_num_parse(l, 0, ps->lmax, &lo);
+			if (r != RT_NUM_OK) {
+				rt_kerr(st, st->lineno, k, v,
+					"%s: %s '%s' %s (%s, %s 0..%u)", pair,
+					ps->lname, l, rt_num_why(r), ps->syntax,
+					ps->lname, ps->lmax);
+				ret = -1;
+				continue;
+			}
+			hi = lo;
+		}
+		for (w = ps->words; w && w->word; w++)
+			if (!strcmp(colon + 1, w->word))
+				break;
+		if (w && w->word) {
+			if (w->refuse) {
+				rt_kerr(st, st->lineno, k, v, "%s: %s", pair,
+					w->refuse);
+				ret = -1;
+				continue;
+			}
+			val = w->val;
+		} else {
+			r = ps->rnum ? rt_num_parse(colon + 1, ps->rmin,
+						    ps->rmax, &val) :
+				       RT_NUM_SYNTAX;
+			if (r != RT_NUM_OK) {
+				char allowed[96];
+
+				if (ps->rnum)
+					snprintf(allowed, sizeof(allowed),
+						 ", %s %u..%u%s", ps->rname,
+						 ps->rmin, ps->rmax,
+						 ps->rnote ? ps->rnote : "");
+				else
+					allowed[0] = '\0';
+				rt_kerr(st, st->lineno, k, v,
+					"%s: '%s' %s (%s%s)", pair,
+					colon + 1,
+					ps->rnum ? rt_num_why(r) :
+						   "is not allowed",
+					ps->syntax, allowed);
+				ret = -1;
+				continue;
+			}
+		}
+		for (i = lo; i <= hi; i++) {
+			out[i] = (uint32_t)val;
+			*given |= 1ull << i;
+		}
+	}
+	return ret;
+}
+
+static const struct rt_pairs rt_pairs_dscp = {
+	.syntax = "DSCP:PRIO or LO-HI:PRIO",
+	.lname = "DSCP", .lmax = RT_NDSCP - 1,
+	.rname = "priority", .rnum = true, .rmin = 0, .rmax = RT_NPRIO - 1,
+};
+
+static const struct rt_pairs rt_pairs_prio_tc = {
+	.syntax = "PRIO:TC or LO-HI:TC",
+	.lname = "priority", .lmax = RT_NPRIO - 1,
+	.rname = "TC", .rnum = true, .rmin = 0, .rmax = RT_NTC - 1,
+};
+
+static const struct rt_pairs rt_pairs_ets_bw = {
+	.syntax = "TC:PERCENT",
+	.lname = "TC", .lmax = RT_NTC - 1,
+	.rname = "percent", .rnum = true, .rmin = 0, .rmax = 100,
+};
+
+static const struct rt_word rt_tsa_words[] = {
+	{ "ets", RT_TSA_ETS, NULL },
+	{ "strict", RT_TSA_STRICT, NULL },
+	{ "vendor", RT_TSA_VENDOR, NULL },
+	{ "cbs", RT_TSA_CBS,
+	  "cbs is not supported: no RoCE NIC implements the credit-based shaper (ets, strict or vendor)" },
+	{ NULL, 0, NULL },
+};
+
+static const struct rt_pairs rt_pairs_tsa = {
+	.syntax = "TC:ets|strict|vendor",
+	.lname = "TC", .lmax = RT_NTC - 1,
+	.rname = "ets, strict or vendor", .rnum = false,
+	.words = rt_tsa_words,
+};
+
+static const struct rt_word rt_unlimited_words[] = {
+	{ "unlimited", 0, NULL },
+	{ NULL, 0, NULL },
+};
+
+static const struct rt_pairs rt_pairs_maxrate = {
+	.syntax = "TC:MBPS",
+	.lname = "TC", .lmax = RT_NTC - 1,
+	.rname = "Mb/s", .rnum = true, .rmin = 0, .rmax = 1000000,
+	.rnote = " or unlimited; 0 is unlimited too",
+	.words = rt_unlimited_words,
+};
+
+static const struct rt_pairs rt_pairs_bufsize = {
+	.syntax = "BUF:BYTES",
+	.lname = "buffer", .lmax = RT_NBUF - 1,
+	.rname = "bytes", .rnum = true, .rmin = 0, .rmax = UINT32_MAX,
+};
+
+static const struct rt_pairs rt_pairs_prio_buf = {
+	.syntax = "PRIO:BUF",
+	.lname = "priority", .lmax = RT_NPRIO - 1,
+	.rname = "buffer", .rnum = true, .rmin = 0, .rmax = RT_NBUF - 1,
+};
+
+static int rt_p_pairs(struct rt_pstate *st, enum rt_pkey k, const char *v)
+{
+	struct rt_profile *p = st->p;
+	const struct rt_pairs *ps;
+	uint32_t out[RT_NDSCP];
+	uint64_t given;
+	unsigned int i;
+
+	switch (k) {
+	case RT_PK_DSCP_TO_PRIORITY:
+		ps = &rt_pairs_dscp;
+		break;
+	case RT_PK_PRIORITY_TO_TC:
+		ps = &rt_pairs_prio_tc;
+		break;
+	case RT_PK_ETS_BANDWIDTH:
+		ps = &rt_pairs_ets_bw;
+		break;
+	case RT_PK_TSA:
+		ps = &rt_pairs_tsa;
+		break;
+	case RT_PK_MAX_RATE_MBPS:
+		ps = &rt_pairs_maxrate;
+		break;
+	case RT_PK_BUFFER_SIZE_BYTES:
+		ps = &rt_pairs_bufsize;
+		break;
+	default:
+		ps = &rt_pairs_prio_buf;
+		break;
+	}
+	if (rt_pairs_parse(st, k, v, ps, out, &given))
+		return -1;
+
+	/* The whole key is replaced: an index not listed gets its default. */
+	for (i = 0; i <= ps->lmax; i++) {
+		bool g = given & (1ull << i);
+
+		switch (k) {
+		case RT_PK_DSCP_TO_PRIORITY:
+			p->dscp_prio[i] = g ? (int8_t)out[i] : -1;
+			break;
+		case RT_PK_PRIORITY_TO_TC:
+			p->prio_tc[i] = g ? (uint8_t)out[i] : 0;
+			break;
+		case RT_PK_ETS_BANDWIDTH:
+			p->ets_bw[i] = g ? (uint8_t)out[i] : 0;
+			break;
+		case RT_PK_TSA:
+			p->tsa[i] = g ? (uint8_t)out[i] : RT_TSA_ETS;
+			break;
+		case RT_PK_MAX_RATE_MBPS:
+			p->maxrate_mbps[i] = g ? out[i] : 0;
+			break;
+		case RT_PK_BUFFER_SIZE_BYTES:
+			p->buffer_size[i] = g ? out[i] : 0;
+			break;
+		default:
+			p->prio_buffer[i] = g ? (uint8_t)out[i] : 0;
+			break;
+		}
+	}
+	return 0;
+}
+
+static int rt_p_cable(struct rt_pstate *st, enum rt_pkey k, const char *v)
+{
+	uint64_t m;
+
+	if (rt_scalar(st, k, v, 1, 999, "meters, under 1000", &m))
+		return -1;
+	st->p->cable_length_m = (uint16_t)m;
+	return 0;
+}
+
+static int rt_p_storm(struct rt_pstate *st, enum rt_pkey k, const char *v)
+{
+	uint64_t ms;
+
+	if (!strcmp(v, "auto")) {
+		st->p->pfc_storm_tout = RT_PFC_STORM_AUTO;
+		return 0;
+	}
+	if (!strcmp(v, "off")) {
+		st->p->pfc_storm_tout = RT_PFC_STORM_OFF;
+		return 0;
+	}
+	if (rt_scalar(st, k, v, RT_PFC_STORM_MIN_MS, RT_PFC_STORM_MAX_MS,
+		      "auto or off", &ms))
+		return -1;
+	st->p->pfc_storm_tout = (uint16_t)ms;
+	return 0;
+}
+
+static int rt_parse_bool(const char *v, bool *b)
+{
+	static const char *const yes[] = { "yes", "true", "on", "1" };
+	static const char *const no[] = { "no", "false", "off", "0" };
+	unsigned int i;
+
+	for (i = 0; i < 4; i++) {
+		if (!strcasecmp(v, yes[i])) {
+			*b = true;
+			return 0;
+		}
+		if (!strcasecmp(v, no[i])) {
+			*b = false;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static int rt_p_dcqcn(struct rt_pstate *st, enum rt_pkey k, const char *v)
+{
+	const struct rt_dcqcn_key *dk = &rt_dcqcn_keys[k - RT_PK_DCQCN];
+	const char *extra = NULL;
+	uint64_t n;
+	bool b;
+
+	if (dk->boolean) {
+		if (rt_parse_bool(v, &b)) {
+			rt_kerr(st, st->lineno, k, v,
+				"not a boolean (yes/no/true/false/on/off/1/0)");
+			return -1;
+		}
+		st->p->dcqcn[k - RT_PK_DCQCN] = b;
+		return 0;
+	}
+	switch (k - RT_PK_DCQCN) {
+	case RT_DCQCN_MAX_RATE_MBPS:
+		extra = "0: line rate";
+		break;
+	case RT_DCQCN_RATE_ON_FIRST_CNP_MBPS:
+		extra = "0: off";
+		break;
+	case RT_DCQCN_G:
+	case RT_DCQCN_INITIAL_ALPHA:
+		extra = "in 1/1024";
+		break;
+	default:
+		break;
+	}
+	if (rt_scalar(st, k, v, dk->min, dk->max, extra, &n))
+		return -1;
+	st->p->dcqcn[k - RT_PK_DCQCN] = (uint32_t)n;
+	return 0;
+}
+
+static int rt_p_value(struct rt_pstate *st, enum rt_pkey k, const char *v)
+{
+	switch (k) {
+	case RT_PK_MATCH_NAME:
+	case RT_PK_MATCH_DRIVER:
+	case RT_PK_MATCH_RDMA_DEVICE:
+	case RT_PK_MATCH_PCI_ADDRESS:
+		return rt_p_globs(st, k, v);
+	case RT_PK_TRUST:
+		return rt_p_trust(st, k, v);
+	case RT_PK_PFC:
+		return rt_p_pfc(st, k, v);
+	case RT_PK_CABLE_LENGTH_METERS:
+		return rt_p_cable(st, k, v);
+	case RT_PK_PFC_STORM_TIMEOUT_MS:
+		return rt_p_storm(st, k, v);
+	case RT_PK_DSCP_TO_PRIORITY:
+	case RT_PK_PRIORITY_TO_TC:
+	case RT_PK_ETS_BANDWIDTH:
+	case RT_PK_TSA:
+	case RT_PK_MAX_RATE_MBPS:
+	case RT_PK_BUFFER_SIZE_BYTES:
+	case RT_PK_PRIORITY_TO_BUFFER:
+		return rt_p_pairs(st, k, v);
+	default:
+		return rt_p_dcqcn(st, k, v);
+	}
+}
+
+/* What @k takes, for "needs a value". */
+static const char *rt_allowed(enum rt_pkey k, char *buf, size_t len)
+{
+	const struct rt_dcqcn_key *dk;
+
+	switch (k) {
+	case RT_PK_MATCH_NAME:
+	case RT_PK_MATCH_DRIVER:
+	case RT_PK_MATCH_RDMA_DEVICE:
+	case RT_PK_MATCH_PCI_ADDRESS:
+		return "1 to 8 globs separated by blanks";
+	case RT_PK_TRUST:
+		return "dscp or pcp";
+	case RT_PK_PFC:
+		return "priorities 0..7 separated by spaces or commas, or none";
+	case RT_PK_DSCP_TO_PRIORITY:
+		return rt_pairs_dscp.syntax;
+	case RT_PK_PRIORITY_TO_TC:
+		return rt_pairs_prio_tc.syntax;
+	case RT_PK_ETS_BANDWIDTH:
+		return rt_pairs_ets_bw.syntax;
+	case RT_PK_TSA:
+		return rt_pairs_tsa.syntax;
+	case RT_PK_MAX_RATE_MBPS:
+		return rt_pairs_maxrate.syntax;
+	case RT_PK_BUFFER_SIZE_BYTES:
+		return rt_pairs_bufsize.syntax;
+	case RT_PK_PRIORITY_TO_BUFFER:
+		return rt_pairs_prio_buf.syntax;
+	case RT_PK_CABLE_LENGTH_METERS:
+		return "decimal 1..999";
+	case RT_PK_PFC_STORM_TIMEOUT_MS:
+		return "decimal 80..8000, auto or off";
+	default:
+		dk = &rt_dcqcn_keys[k - RT_PK_DCQCN];
+		if (dk->boolean)
+			return "yes/no/true/false/on/off/1/0";
+		snprintf(buf, len, "decimal %u..%u", dk->min, dk->max);
+		return buf;
+	}
+}
+
+/* ---- lines, sections and keys ---- */
+
+static const char *rt_sec_keys(enum rt_psec s)
+{
+	switch (s) {
+	case RT_SEC_MATCH:
+		return "Name, Driver, RdmaDevice, PciAddress";
+	case RT_SEC_LOSSLESS:
+		return "Trust, PFC, DSCPToPriority, PriorityToTC, "
+		       "ETSBandwidth, TSA, MaxRateMbps, BufferSizeBytes, "
+		       "PriorityToBuffer, CableLengthMeters, PFCStormTimeoutMs";
+	default:
+		return "see the [DCQCN] table of Documentation/profiles.rst";
+	}
+}
+
+static int rt_handler(void *user, const char *section, const char *name,
+		      const char *value)
+{
+	struct rt_pstate *st = user;
+	const char *key = st->key, *v = st->val;
+	struct rt_shown b;
+	unsigned int k;
+	int other = -1;
+
+	/*
+	 * The reader kept the whole line (libinih's copy is cut at its
+	 * line length) and tracks the section itself: use those.
+	 */
+	(void)section;
+	(void)name;
+	(void)value;
+	if (!key)
+		return 1;
+	st->key = NULL;
+
+	if (!*key) {
+		rt_perr(st, st->lineno, "=%s: no key before '=' (Key=value)",
+			rt_show(&b, v));
+		return 1;
+	}
+	for (k = 0; k < RT_PK_NUM; k++) {
+		if (strcmp(rt_pkey_name(k), key))
+			continue;
+		if (st->sec != RT_SEC_NONE && rt_pkey_sec(k) == st->sec)
+			break;
+		other = (int)k;
+	}
+	if (st->sec == RT_SEC_BAD)
+		return 1;	/* the section header was reported */
+	if (st->sec == RT_SEC_NONE) {
+		if (other >= 0)
+			rt_perr(st, st->lineno,
+				"%s=%s: key outside a section (it belongs in [%s])",
+				key, rt_show(&b, v), rt_pkey_section(other));
+		else
+			rt_perr(st, st->lineno,
+				"%s=%s: key outside a section (keys go in [Match], [Lossless] or [DCQCN])",
+				key, rt_show(&b, v));
+		return 1;
+	}
+	if (k == RT_PK_NUM) {
+		if (other >= 0) {
+			rt_perr(st, st->lineno,
+				"[%s] %s=%s: key in the wrong section (it belongs in [%s])",
+				rt_sec_names[st->sec], key, rt_show(&b, v),
+				rt_pkey_section(other));
+			return 1;
+		}
+		for (k = 0; k < RT_PK_NUM; k++)
+			if (rt_pkey_sec(k) == st->sec &&
+			    !strcasecmp(rt_pkey_name(k), key))
+				break;
+		if (k < RT_PK_NUM)
+			rt_perr(st, st->lineno,
+				"[%s] %s=%s: unknown key (did you mean %s? keys are case-sensitive)",
+				rt_sec_names[st->sec], key, rt_show(&b, v),
+				rt_pkey_name(k));
+		else
+			rt_perr(st, st->lineno,
+				"[%s] %s=%s: unknown key (%s)",
+				rt_sec_names[st->sec], key, rt_show(&b, v),
+				rt_sec_keys(st->sec));
+		return 1;
+	}
+	if (!*v) {
+		char buf[64];
+
+		rt_kerr(st, st->lineno, k, v, "needs a value (%s)",
+			rt_allowed(k, buf, sizeof(buf)));
+		st->bad[k] = true;
+		return 1;
+	}
+	if (rt_p_value(st, k, v)) {
+		st->bad[k] = true;
+		return 1;
+	}
+	/* A key given again: the later one wins, as in systemd. */
+	st->bad[k] = false;
+	st->p->line[k] = st->lineno;
+	free(st->text[k]);
+	st->text[k] = strdup(v);
+	if (!st->text[k] && !st->read_errno)
+		st->read_errno = ENOMEM;
+	return 1;
+}
+
+/* A "[Section]" line (already trimmed). */
+static void rt_section(struct rt_pstate *st, char *s)
+{
+	size_t n = strlen(s);
+	struct rt_shown b;
+	unsigned int i;
+
+	st->sec = RT_SEC_BAD;
+	/* "[match]" or "[Match] x" is one error, not also "no [Match]". */
+	for (i = 0; s[i]; i++)
+		if (!strncasecmp(s + i, "match", 5))
+			st->seen_match = true;
+	if (s[n - 1] != ']' || strchr(s + 1, '[') ||
+	    strchr(s, ']') != s + n - 1) {
+		rt_perr(st, st->lineno,
+			"%s: malformed section header ([Match], [Lossless] or [DCQCN] alone on the line)",
+			rt_show(&b, s));
+		return;
+	}
+	s[n - 1] = '\0';
+	for (i = RT_SEC_MATCH; i <= RT_SEC_DCQCN; i++) {
+		if (!strcmp(s + 1, rt_sec_names[i])) {
+			st->sec = i;
+			if (i == RT_SEC_MATCH)
+				st->seen_match = true;
+			break;
+		}
+	}
+	if (st->sec == RT_SEC_BAD)
+		rt_perr(st, st->lineno,
+			"[%s]: unknown section ([Match], [Lossless] or [DCQCN]; section names are case-sensitive)",
+			rt_show(&b, s + 1));
+	s[n - 1] = ']';
+}
+
+/* Hand @text and a newline to libinih, always within its @num bytes. */
+static char *rt_give(char *str, int num, const char *text)
+{
+	size_t n = strlen(text);
+
+	if (num < 2)
+		return NULL;
+	if (n + 2 > (size_t)num)
+		text = "k=v";	/* the handler takes the line from st */
+	snprintf(str, (size_t)num, "%s\n", text);
+	return str;
+}
+
+/*
+ * libinih's reader: one physical line per call, so that libinih's line
+ * count and ours agree.
+ */
+static char *rt_reader(char *str, int num, void *stream)
+{
+	struct rt_pstate *st = stream;
+	size_t len = 0, i, col = 0;
+	bool any = false, toolong = false;
+	int c, ctl = -1;
+	char *s, *e, *eq;
+	struct rt_shown b;
+
+	if (st->read_errno)
+		return NULL;
+	for (;;) {
+		c = getc(st->f);
+		if (c == EOF)
+			break;
+		any = true;
+		if (c == '\n')
+			break;
+		if (len < RT_PROF_LINE_MAX)
+			st->line[len++] = (char)c;
+		else
+			toolong = true;
+	}
+	if (!any) {
+		if (ferror(st->f))
+			st->read_errno = errno ? errno : EIO;
+		return NULL;
+	}
+	st->lineno++;
+	st->key = NULL;
+	if (toolong) {
+		rt_perr(st, st->lineno,
+			"line too long (at most %d characters)",
+			RT_PROF_LINE_MAX);
+		return rt_give(str, num, "");
+	}
+	if (len && st->line[len - 1] == '\r')
+		len--;		/* CRLF */
+	for (i = 0; i < len; i++) {
+		unsigned char u = (unsigned char)st->line[i];
+
+		if ((u < 0x20 && u != '\t') || u == 0x7f) {
+			ctl = u;
+			col = i + 1;
+			break;
+		}
+	}
+	if (ctl >= 0) {
+		rt_perr(st, st->lineno,
+			"control character 0x%02x in column %zu (a profile is text)",
+			ctl, col);
+		return rt_give(str, num, "");
+	}
+	st->line[len] = '\0';
+	s = st->line;
+	if (st->lineno == 1 && !memcmp(s, "\xef\xbb\xbf", 3))
+		s += 3;
+	while (rt_isblank(*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && rt_isblank(e[-1]))
+		*--e = '\0';
+
+	if (!*s || *s == '#' || *s == ';')
+		return rt_give(str, num, "");
+	if (*s == '[') {
+		rt_section(st, s);
+		return rt_give(str, num, st->sec == RT_SEC_BAD ? "" : s);
+	}
+	eq = s + strcspn(s, "=:");
+	if (!*eq) {
+		rt_perr(st, st->lineno,
+			"'%s': neither Key=value nor [Section] nor a comment",
+			rt_show(&b, s));
+		if (!st->first_syntax)
+			st->first_syntax = st->lineno;
+		return rt_give(str, num, s);	/* libinih's syntax error */
+	}
+	if (*eq == ':') {
+		rt_perr(st, st->lineno,
+			"'%s': no '=' before the first ':' (Key=value)",
+			rt_show(&b, s));
+		return rt_give(str, num, "");
+	}
+	if (strchr(s, ';')) {
+		rt_perr(st, st->lineno,
+			"'%s': ';' inside a line (comments are whole lines starting with '#' or ';')",
+			rt_show(&b, s));
+		return rt_give(str, num, "");
+	}
+	/* Key=value: the handler reads them from here. */
+	*eq = '\0';
+	for (e = eq; e > s && rt_isblank(e[-1]); )
+		*--e = '\0';
+	st->key = s;
+	for (st->val = eq + 1; rt_isblank(*st->val); st->val++)
+		;
+	return rt_give(str, num, "k=v");
+}
+
+/* Checks of keys against each other, once the whole file is read. */
+static void rt_check_profile(struct rt_pstate *st)
+{
+	struct rt_profile *p = st->p;
+	unsigned int i, sum = 0;
+	bool any_ets = false;
+	struct rt_shown b;
+
+	if (!st->seen_match)
+		rt_perr(st, 1,
+			"no [Match] section (every profile needs one; an empty [Match] matches every RoCE NIC)");
+
+	if (rt_profile_has(p, RT_PK_DSCP_TO_PRIORITY) &&
+	    !st->bad[RT_PK_DSCP_TO_PRIORITY] && !st->bad[RT_PK_TRUST] && p->trust != RT_TRUST_DSCP) {
+		if (rt_profile_has(p, RT_PK_TRUST))
+			rt_kerr(st, p->line[RT_PK_DSCP_TO_PRIORITY],
+				RT_PK_DSCP_TO_PRIORITY,
+				st->text[RT_PK_DSCP_TO_PRIORITY],
+				"needs Trust=dscp in the same profile (Trust=%s is on line %u)",
+				rt_show(&b, st->text[RT_PK_TRUST]),
+				p->line[RT_PK_TRUST]);
+		else
+			rt_kerr(st, p->line[RT_PK_DSCP_TO_PRIORITY],
+				RT_PK_DSCP_TO_PRIORITY,
+				st->text[RT_PK_DSCP_TO_PRIORITY],
+				"needs Trust=dscp in the same profile (Trust= is not given)");
+	}
+
+	if (rt_profile_has(p, RT_PK_ETS_BANDWIDTH) &&
+	    !st->bad[RT_PK_ETS_BANDWIDTH] && !st->bad[RT_PK_TSA]) {
+		const char *bw = st->text[RT_PK_ETS_BANDWIDTH];
+		unsigned int ln = p->line[RT_PK_ETS_BANDWIDTH];
+
+		for (i = 0; i < RT_NTC; i++) {
+			if (p->tsa[i] == RT_TSA_ETS) {
+				any_ets = true;
+				sum += p->ets_bw[i];
+			} else if (p->ets_bw[i]) {
+				rt_kerr(st, ln, RT_PK_ETS_BANDWIDTH, bw,
+					"TC %u has %u%% but TSA= on line %u makes it %s (only ets TCs get bandwidth)",
+					i, p->ets_bw[i], p->line[RT_PK_TSA],
+					p->tsa[i] == RT_TSA_STRICT ?
+					"strict" : "vendor");
+			}
+		}
+		if (any_ets && sum != 100)
+			rt_kerr(st, ln, RT_PK_ETS_BANDWIDTH, bw,
+				"the bandwidth of the ets TCs sums to %u%% (it must be 100%%; %s)",
+				sum, rt_profile_has(p, RT_PK_TSA) ?
+				"TCs not in TSA= are ets" :
+				"without TSA= every TC is ets");
+	}
+
+	if (rt_profile_has(p, RT_PK_DCQCN + RT_DCQCN_MIN_RATE_MBPS) &&
+	    rt_profile_has(p, RT_PK_DCQCN + RT_DCQCN_MAX_RATE_MBPS) &&
+	    !st->bad[RT_PK_DCQCN + RT_DCQCN_MIN_RATE_MBPS] &&
+	    !st->bad[RT_PK_DCQCN + RT_DCQCN_MAX_RATE_MBPS] &&
+	    p->dcqcn[RT_DCQCN_MAX_RATE_MBPS] &&
+	    p->dcqcn[RT_DCQCN_MIN_RATE_MBPS] >
+	    p->dcqcn[RT_DCQCN_MAX_RATE_MBPS]) {
+		enum rt_pkey k = RT_PK_DCQCN + RT_DCQCN_MIN_RATE_MBPS;
+
+		rt_kerr(st, p->line[k], k, st->text[k],
+			"above MaxRateMbps=%u on line %u (MinRateMbps <= MaxRateMbps unless MaxRateMbps=0)",
+			p->dcqcn[RT_DCQCN_MAX_RATE_MBPS],
+			p->line[RT_PK_DCQCN + RT_DCQCN_MAX_RATE_MBPS]);
+	}
+}
+
+static void rt_profile_init(struct rt_profile *p, const char *path)
+{
+	const char *slash;
+	unsigned int i;
+
+	memset(p, 0, sizeof(*p));
+	snprintf(p->path, sizeof(p->path), "%s", path);
+	slash = strrchr(p->path, '/');
+	p->name = slash ? slash + 1 : p->path;
+	for (i = 0; i < RT_NDSCP; i++)
+		p->dscp_prio[i] = -1;
+	for (i = 0; i < RT_NTC; i++)
+		p->tsa[i] = RT_TSA_ETS;
+}
+
+int rt_profile_parse_fp(FILE *f, const char *path, struct rt_profile *p,
+			struct rt_diag *d)
+{
+	struct rt_pstate *st;
+	unsigned int i;
+	int ret, err;
+
+	rt_profile_init(p, path);
+	st = calloc(1, sizeof(*st));
+	if (!st) {
+		rt_diag_add(d, "%s: %s", path, strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	st->path = path;
+	st->f = f;
+	st->p = p;
+	st->d = d;
+	ret = ini_parse_stream(rt_reader, st, rt_handler, st);
+	if (st->read_errno) {
+		err = st->read_errno;
+		rt_diag_add(d, "%s: %s", path, strerror(err));
+		ret = -err;
+		goto out;
+	}
+	if (ret < 0) {
+		rt_diag_add(d, "%s: libinih failed (%d)", path, ret);
+		ret = -ENOMEM;
+		goto out;
+	}
+	/* Every syntax error libinih finds, the reader has found first. */
+	if (ret > 0 && (unsigned int)ret != st->first_syntax)
+		rt_perr(st, (unsigned int)ret, "syntax error");
+	rt_check_profile(st);
+	ret = st->nerr ? -EINVAL : 0;
+out:
+	for (i = 0; i < RT_PK_NUM; i++)
+		free(st->text[i]);
+	free(st);
+	return ret;
+}
+
+int rt_profile_parse_file(const char *path, struct rt_profile *p,
+			  struct rt_diag *d)
+{
+	struct stat sb;
+	FILE *f;
+	int ret;
+
+	rt_profile_init(p, path);
+	if (strlen(path) >= RT_PROF_PATH_LEN) {
+		rt_diag_add(d, "%.64s...: %s", path, strerror(ENAMETOOLONG));
+		return -ENAMETOOLONG;
+	}
+	f = fopen(path, "re");
+	if (!f) {
+		ret = -errno;
+		rt_diag_add(d, "%s: cannot open: %s", path, strerror(-ret));
+		return ret;
+	}
+	if (!fstat(fileno(f), &sb) && S_ISDIR(sb.st_mode)) {
+		fclose(f);
+		rt_diag_add(d, "%s: cannot read: %s", path, strerror(EISDIR));
+		return -EISDIR;
+	}
+	ret = rt_profile_parse_fp(f, path, p, d);
+	fclose(f);
+	return ret;
+}
+
+/* ---- directories ---- */
+
+const char *rt_profile_dir(void)
+{
+	const char *dir = getenv("ROCETUNE_PROFILE_DIR");
+
+	return dir && *dir ? dir : "/etc/rocetune";
+}
+
+static int rt_strcmp_p(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void rt_profile_set_free(struct rt_profile_set *set)
+{
+	unsigned int i;
+
+	for (i = 0; i < set->n; i++)
+		free(set->p[i]);
+	set->n = 0;
+}
+
+/* The *.conf names of @dp that are regular files (symlinks followed). */
+static int rt_conf_names(DIR *dp, const char *dir, char ***names, size_t *n,
+			 struct rt_diag *d, bool *bad)
+{
+	size_t cap = 0, len;
+	struct dirent *de;
+	struct stat sb;
+	char **nn;
+
+	for (;;) {
+		errno = 0;
+		de = readdir(dp);
+		if (!de) {
+			if (errno) {
+				int ret = -errno;
+
+				rt_diag_add(d, "%s: cannot read: %s", dir,
+					    strerror(-ret));
+				return ret;
+			}
+			return 0;
+		}
+		len = strlen(de->d_name);
+		if (de->d_name[0] == '.' || len <= 5 ||
+		    strcmp(de->d_name + len - 5, ".conf"))
+			continue;
+		if (fstatat(dirfd(dp), de->d_name, &sb, 0)) {
+			rt_diag_add(d, "%s/%s: cannot read: %s", dir,
+				    de->d_name, strerror(errno));
+			*bad = true;
+			continue;
+		}
+		if (!S_ISREG(sb.st_mode))
+			continue;
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 16;
+			nn = realloc(*names, cap * sizeof(*nn));
+			if (!nn)
+				return -ENOMEM;
+			*names = nn;
+		}
+		(*names)[*n] = strdup(de->d_name);
+		if (!(*names)[*n])
+			return -ENOMEM;
+		(*n)++;
+	}
+}
+
+int rt_profile_load_dir(const char *dir, struct rt_profile_set *set,
+			struct rt_diag *d)
+{
+	char path[RT_PROF_PATH_LEN];
+	char **names = NULL;
+	struct rt_profile *p;
+	bool bad = false;
+	size_t n = 0, i;
+	DIR *dp;
+	int ret;
+
+	memset(set, 0, sizeof(*set));
+	dp = opendir(dir);
+	if (!dp) {
+		if (errno == ENOENT)
+			return 0;
+		ret = -errno;
+		rt_diag_add(d, "%s: cannot open the profile directory: %s", dir,
+			    strerror(-ret));
+		return ret;
+	}
+	ret = rt_conf_names(dp, dir, &names, &n, d, &bad);
+	closedir(dp);
+	if (ret) {
+		if (ret == -ENOMEM)
+			rt_diag_add(d, "%s: %s", dir, strerror(ENOMEM));
+		goto out;
+	}
+	qsort(names, n, sizeof(*names), rt_strcmp_p);
+
+	for (i = 0; i < n; i++) {
+		if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir,
+				     names[i]) >= sizeof(path)) {
+			rt_diag_add(d, "%s/%s: %s", dir, names[i],
+				    strerror(ENAMETOOLONG));
+			bad = true;
+			continue;
+		}
+		if (i >= RT_PROF_MAX_FILES) {
+			rt_diag_add(d, "%s: ignored: more than %d profiles in %s (at most %d)",
+				    path, RT_PROF_MAX_FILES, dir,
+				    RT_PROF_MAX_FILES);
+			bad = true;
+			continue;
+		}
+		p = malloc(sizeof(*p));
+		if (!p) {
+			rt_diag_add(d, "%s: %s", path, strerror(ENOMEM));
+			ret = -ENOMEM;
+			goto out;
+		}
+		if (rt_profile_parse_file(path, p, d)) {
+			free(p);
+			bad = true;
+			continue;
+		}
+		set->p[set->n++] = p;
+	}
+	ret = bad ? -EINVAL : 0;
+out:
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	if (ret && ret != -EINVAL)
+		rt_profile_set_free(set);
+	return ret;
+}
+
+/* ---- matching ---- */
+
+static const char *rt_nic_field(const struct rt_nic_id *nic, unsigned int k)
+{
+	switch (k) {
+	case RT_PK_MATCH_NAME:
+		return nic->netdev;
+	case RT_PK_MATCH_DRIVER:
+		return nic->driver;
+	case RT_PK_MATCH_RDMA_DEVICE:
+		return nic->rdma_dev;
+	default:
+		return nic->bus_info;
+	}
+}
+
+bool rt_profile_match(const struct rt_profile *p, const struct rt_nic_id *nic)
+{
+	unsigned int k, i;
+	const char *field;
+
+	for (k = 0; k < RT_PK_MATCH_NUM; k++) {
+		if (!p->nmatch[k])
+			continue;	/* not given: matches */
+		field = rt_nic_field(nic, k);
+		if (!field[0])
+			return false;	/* nothing to compare with */
+		for (i = 0; i < p->nmatch[k]; i++)
+			if (!fnmatch(p->match[k][i], field, 0))
+				break;
+		if (i == p->nmatch[k])
+			return false;
+	}
+	return true;
+}
+
+const struct rt_profile *rt_profile_find(const struct rt_profile_set *set,
+					 const struct rt_nic_id *nic)
+{
+	unsigned int i;
+
+	for (i = 0; i < set->n; i++)
+		if (rt_profile_match(set->p[i], nic))
+			return set->p[i];
+	return NULL;
+}

@@ -4,12 +4,13 @@
  * global or per device.
  *
  *	rocetune config show [ dev DEV ]
- *	rocetune config set [ dev DEV ] [ interval MS ] [ storm-ms MS ]
- *				 [ cnp-rate N ] [ ecn-rate N ]
+ *	rocetune config set [ dev DEV ] [ interval-ms MS ] [ storm-ms MS ]
+ *			    [ cnp-rate-thresh N ] [ ecn-rate-thresh N ]
  *
- * "set" sends only the values given; the kernel keeps the others.  The
- * valid ranges are the kernel's: it rejects a value with a message and the
- * range, which we show.
+ * "show" prints the same keywords "set" takes, so that its text output can
+ * be given back to "set".  "set" sends only the values given; the kernel
+ * keeps the others.  The valid ranges are the kernel's: it rejects a value
+ * with a message and the range, which we show.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -24,19 +25,15 @@ void rt_config_print(struct rt_print *pr, const struct rt_config *cfg)
 {
 	rt_print_open_object(pr, NULL);
 	if (rt_has(cfg->attrs, ROCETUNE_A_DEV_NAME))
-		rt_print_string(pr, RT_PRINT_ANY, "dev", "dev %s ", cfg->dev);
+		rt_print_kv_string(pr, "dev", cfg->dev);
 	if (rt_has(cfg->attrs, ROCETUNE_A_INTERVAL_MS))
-		rt_print_uint(pr, RT_PRINT_ANY, "interval_ms",
-			      "interval-ms %" PRIu64, cfg->interval_ms);
+		rt_print_kv_uint(pr, "interval_ms", cfg->interval_ms);
 	if (rt_has(cfg->attrs, ROCETUNE_A_STORM_MS))
-		rt_print_uint(pr, RT_PRINT_ANY, "storm_ms",
-			      " storm-ms %" PRIu64, cfg->storm_ms);
+		rt_print_kv_uint(pr, "storm_ms", cfg->storm_ms);
 	if (rt_has(cfg->attrs, ROCETUNE_A_CNP_RATE_THRESH))
-		rt_print_uint(pr, RT_PRINT_ANY, "cnp_rate_thresh",
-			      " cnp-rate-thresh %" PRIu64, cfg->cnp_rate_thresh);
+		rt_print_kv_uint(pr, "cnp_rate_thresh", cfg->cnp_rate_thresh);
 	if (rt_has(cfg->attrs, ROCETUNE_A_ECN_RATE_THRESH))
-		rt_print_uint(pr, RT_PRINT_ANY, "ecn_rate_thresh",
-			      " ecn-rate-thresh %" PRIu64, cfg->ecn_rate_thresh);
+		rt_print_kv_uint(pr, "ecn_rate_thresh", cfg->ecn_rate_thresh);
 	rt_print_text(pr, "\n");
 	rt_print_close_object(pr);
 }
@@ -62,11 +59,7 @@ static int rt_config_parse_dev(struct rt_cli *cli, struct rt_config_req *req)
 	if (!rt_arg_is(cli, "dev"))
 		return 0;
 	rt_arg_next(cli);
-	if (!rt_arg_peek(cli)) {
-		rt_usage_error("\"dev\" needs a value; try \"rocetune config help\"");
-		return RT_EXIT_USAGE;
-	}
-	return rt_arg_dev_port(cli, req->dev, NULL, false);
+	return rt_arg_dev(cli, "dev", req->dev, NULL, false);
 }
 
 int rt_config_show_parse(struct rt_cli *cli, struct rt_config_req *req)
@@ -80,10 +73,27 @@ int rt_config_show_parse(struct rt_cli *cli, struct rt_config_req *req)
 	return rt_arg_end(cli);
 }
 
+/*
+ * The settings of "config set": the keyword "config show" prints (the
+ * JSON key in kebab-case) and the shorter one of rocetune 0.1, kept.
+ */
+static const struct rt_config_setting {
+	const char *kw;
+	const char *alias;
+	unsigned int attr;		/* ROCETUNE_A_* */
+} rt_config_settings[] = {
+	{ "interval-ms",	"interval",	ROCETUNE_A_INTERVAL_MS },
+	{ "storm-ms",		NULL,		ROCETUNE_A_STORM_MS },
+	{ "cnp-rate-thresh",	"cnp-rate",	ROCETUNE_A_CNP_RATE_THRESH },
+	{ "ecn-rate-thresh",	"ecn-rate",	ROCETUNE_A_ECN_RATE_THRESH },
+};
+
 /* One "KEYWORD VALUE" of config set. */
 static int rt_config_set_one(struct rt_cli *cli, struct rt_config_req *req)
 {
 	const char *kw = rt_arg_peek(cli);
+	const struct rt_config_setting *st = NULL;
+	size_t i;
 
 	if (rt_keyword(kw, "dev")) {
 		if (!req->dev[0])
@@ -91,25 +101,27 @@ static int rt_config_set_one(struct rt_cli *cli, struct rt_config_req *req)
 		rt_usage_error("\"dev\" given twice");
 		return RT_EXIT_USAGE;
 	}
+	for (i = 0; i < ARRAY_SIZE(rt_config_settings); i++)
+		if (rt_keyword(kw, rt_config_settings[i].kw) ||
+		    rt_keyword(kw, rt_config_settings[i].alias))
+			st = &rt_config_settings[i];
+	if (!st) {
+		rt_usage_error("unknown setting \"%s\"; try \"rocetune config help\"",
+			       kw);
+		return RT_EXIT_USAGE;
+	}
 	rt_arg_next(cli);
-	if (rt_keyword(kw, "interval")) {
-		req->attrs |= RT_BIT(ROCETUNE_A_INTERVAL_MS);
+	req->attrs |= RT_BIT(st->attr);
+	switch (st->attr) {
+	case ROCETUNE_A_INTERVAL_MS:
 		return rt_arg_u32(cli, kw, 0, UINT32_MAX, &req->interval_ms);
-	}
-	if (rt_keyword(kw, "storm-ms")) {
-		req->attrs |= RT_BIT(ROCETUNE_A_STORM_MS);
+	case ROCETUNE_A_STORM_MS:
 		return rt_arg_u32(cli, kw, 0, UINT32_MAX, &req->storm_ms);
-	}
-	if (rt_keyword(kw, "cnp-rate")) {
-		req->attrs |= RT_BIT(ROCETUNE_A_CNP_RATE_THRESH);
+	case ROCETUNE_A_CNP_RATE_THRESH:
 		return rt_arg_u64(cli, kw, 0, UINT64_MAX, &req->cnp_rate);
-	}
-	if (rt_keyword(kw, "ecn-rate")) {
-		req->attrs |= RT_BIT(ROCETUNE_A_ECN_RATE_THRESH);
+	default:
 		return rt_arg_u64(cli, kw, 0, UINT64_MAX, &req->ecn_rate);
 	}
-	rt_usage_error("unknown setting \"%s\"; try \"rocetune config help\"", kw);
-	return RT_EXIT_USAGE;
 }
 
 int rt_config_set_parse(struct rt_cli *cli, struct rt_config_req *req)
@@ -129,19 +141,10 @@ int rt_config_set_parse(struct rt_cli *cli, struct rt_config_req *req)
 	return 0;
 }
 
-static void rt_config_what(char *buf, size_t len, const char *cmd,
-			   const struct rt_config_req *req)
-{
-	if (req->dev[0])
-		snprintf(buf, len, "config %s dev \"%s\"", cmd, req->dev);
-	else
-		snprintf(buf, len, "config %s", cmd);
-}
-
 static int rt_config_show(struct rt_cli *cli)
 {
+	const char *what = "config show";
 	struct rt_config_req req;
-	char what[RT_NAME_LEN + 32];
 	struct nl_msg *msg;
 	int err;
 
@@ -152,7 +155,6 @@ static int rt_config_show(struct rt_cli *cli)
 		err = rt_cli_nl_open(cli);
 	if (err)
 		return err;
-	rt_config_what(what, sizeof(what), "show", &req);
 	msg = rt_nl_msg_dev(&cli->nl, ROCETUNE_CMD_CONFIG_GET, req.dev, 0);
 	if (!msg)
 		return rt_cli_nl_error(cli, -ENOMEM, what);
@@ -177,8 +179,8 @@ static int rt_config_put(struct nl_msg *msg, const struct rt_config_req *req)
 
 static int rt_config_set(struct rt_cli *cli)
 {
+	const char *what = "config set";
 	struct rt_config_req req;
-	char what[RT_NAME_LEN + 32];
 	struct nl_msg *msg;
 	int err;
 
@@ -189,7 +191,6 @@ static int rt_config_set(struct rt_cli *cli)
 		err = rt_cli_nl_open(cli);
 	if (err)
 		return err;
-	rt_config_what(what, sizeof(what), "set", &req);
 	msg = rt_nl_msg_dev(&cli->nl, ROCETUNE_CMD_CONFIG_SET, req.dev, 0);
 	if (!msg || rt_config_put(msg, &req)) {
 		nlmsg_free(msg);
@@ -207,12 +208,13 @@ static int rt_config_help(struct rt_cli *cli)
 {
 	(void)cli;
 	printf("Usage: rocetune config show [ dev DEV ]\n"
-	       "       rocetune config set [ dev DEV ] [ interval MS ] [ storm-ms MS ]\n"
-	       "                           [ cnp-rate N ] [ ecn-rate N ]\n"
+	       "       rocetune config set [ dev DEV ] [ interval-ms MS ] [ storm-ms MS ]\n"
+	       "                           [ cnp-rate-thresh N ] [ ecn-rate-thresh N ]\n"
 	       "       rocetune config help\n"
-	       "interval: sampling interval, ms; storm-ms: pause time that makes a storm;\n"
-	       "cnp-rate, ecn-rate: events above this many packets/s, 0 turns them off.\n"
-	       "The module checks the ranges and says which values it accepts.\n");
+	       "interval-ms: sampling interval; storm-ms: pause time that makes a storm;\n"
+	       "cnp-rate-thresh, ecn-rate-thresh: events above this many packets/s, 0 turns\n"
+	       "them off.  \"config show\" prints what \"config set\" takes; the module checks\n"
+	       "the ranges and says which values it accepts.\n");
 	return RT_EXIT_OK;
 }
 

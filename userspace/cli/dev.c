@@ -9,19 +9,21 @@
 
 #include "rocetune.h"
 
+/*
+ * Text: "INDEX: NAME: driver DRIVER num-ports N", as rdma dev show; JSON:
+ * the keys every object uses for a device, "dev_index" and "dev".
+ */
 void rt_dev_print(struct rt_print *pr, const struct rt_dev *dev)
 {
 	rt_print_open_object(pr, NULL);
 	if (rt_has(dev->attrs, ROCETUNE_A_DEV_INDEX))
-		rt_print_uint(pr, RT_PRINT_ANY, "index", "%" PRIu64 ": ",
+		rt_print_uint(pr, RT_PRINT_ANY, "dev_index", "%" PRIu64 ": ",
 			      dev->index);
-	rt_print_string(pr, RT_PRINT_ANY, "name", "%s:", dev->name);
+	rt_print_string(pr, RT_PRINT_ANY, "dev", "%s:", dev->name);
 	if (rt_has(dev->attrs, ROCETUNE_A_DEV_DRIVER))
-		rt_print_string(pr, RT_PRINT_ANY, "driver", " driver %s",
-				dev->driver);
+		rt_print_kv_string(pr, "driver", dev->driver);
 	if (rt_has(dev->attrs, ROCETUNE_A_DEV_NUM_PORTS))
-		rt_print_uint(pr, RT_PRINT_ANY, "num_ports", " num-ports %" PRIu64,
-			      dev->num_ports);
+		rt_print_kv_uint(pr, "num_ports", dev->num_ports);
 	rt_print_text(pr, "\n");
 	rt_print_close_object(pr);
 }
@@ -58,7 +60,6 @@ static int rt_dev_show(struct rt_cli *cli)
 {
 	struct rt_dev_req req;
 	struct nl_msg *msg;
-	char what[RT_NAME_LEN + 16];
 	int err;
 
 	err = rt_dev_show_parse(cli, &req);
@@ -78,13 +79,7 @@ static int rt_dev_show(struct rt_cli *cli)
 	else
 		err = rt_nl_dump(&cli->nl, msg, rt_dev_show_cb, cli);
 	rt_print_close_array(&cli->pr);
-	if (!err)
-		return RT_EXIT_OK;
-	if (req.dev[0])
-		snprintf(what, sizeof(what), "device \"%s\"", req.dev);
-	else
-		snprintf(what, sizeof(what), "dev show");
-	return rt_cli_nl_error(cli, err, what);
+	return err ? rt_cli_nl_error(cli, err, "dev show") : RT_EXIT_OK;
 }
 
 static int rt_dev_help(struct rt_cli *cli)

@@ -19,8 +19,7 @@ static void rt_event_print_dev(struct rt_print *pr, const struct rt_event *ev)
 	if (rt_has(ev->attrs, ROCETUNE_A_PORT_INDEX))
 		rt_print_uint(pr, RT_PRINT_ANY, "port", "/%" PRIu64, ev->port);
 	if (rt_has(ev->attrs, ROCETUNE_A_DEV_OLD_NAME))
-		rt_print_string(pr, RT_PRINT_ANY, "old_name", " old-name %s",
-				ev->old_name);
+		rt_print_kv_string(pr, "old_name", ev->old_name);
 }
 
 static void rt_event_print_port(struct rt_print *pr, const struct rt_event *ev)
@@ -30,34 +29,26 @@ static void rt_event_print_port(struct rt_print *pr, const struct rt_event *ev)
 
 	if (rt_has(ev->attrs, ROCETUNE_A_PORT_STATE)) {
 		snprintf(num, sizeof(num), "%u", ev->state);
-		rt_print_string(pr, RT_PRINT_ANY, "state", " state %s",
-				state ? state : num);
+		rt_print_kv_string(pr, "state", state ? state : num);
 	}
 	if (rt_has(ev->attrs, ROCETUNE_A_PORT_NETDEV_NAME))
-		rt_print_string(pr, RT_PRINT_ANY, "netdev", " netdev %s",
-				ev->netdev);
+		rt_print_kv_string(pr, "netdev", ev->netdev);
 	if (rt_has(ev->attrs, ROCETUNE_A_PORT_NETDEV_IFINDEX))
-		rt_print_uint(pr, RT_PRINT_ANY, "netdev_ifindex",
-			      " netdev-ifindex %" PRIu64, ev->netdev_ifindex);
+		rt_print_kv_uint(pr, "netdev_ifindex", ev->netdev_ifindex);
 	if (rt_has(ev->attrs, ROCETUNE_A_EVENT_PRIO))
-		rt_print_uint(pr, RT_PRINT_ANY, "prio", " prio %" PRIu64,
-			      ev->prio);
+		rt_print_kv_uint(pr, "prio", ev->prio);
 }
 
 static void rt_event_print_values(struct rt_print *pr, const struct rt_event *ev)
 {
 	if (rt_has(ev->attrs, ROCETUNE_A_EVENT_VALUE))
-		rt_print_uint(pr, RT_PRINT_ANY, "value", " value %" PRIu64,
-			      ev->value);
+		rt_print_kv_uint(pr, "value", ev->value);
 	if (rt_has(ev->attrs, ROCETUNE_A_EVENT_THRESH))
-		rt_print_uint(pr, RT_PRINT_ANY, "thresh", " thresh %" PRIu64,
-			      ev->thresh);
+		rt_print_kv_uint(pr, "thresh", ev->thresh);
 	if (rt_has(ev->attrs, ROCETUNE_A_EVENT_DURATION_MS))
-		rt_print_uint(pr, RT_PRINT_ANY, "duration_ms",
-			      " duration-ms %" PRIu64, ev->duration_ms);
+		rt_print_kv_uint(pr, "duration_ms", ev->duration_ms);
 	if (rt_has(ev->attrs, ROCETUNE_A_EVENT_TIME_NS))
-		rt_print_uint(pr, RT_PRINT_ANY, "time_ns", " time-ns %" PRIu64,
-			      ev->time_ns);
+		rt_print_kv_uint(pr, "time_ns", ev->time_ns);
 }
 
 void rt_event_print(struct rt_print *pr, const struct rt_event *ev)

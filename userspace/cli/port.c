@@ -33,34 +33,30 @@ static void rt_port_print_ids(struct rt_print *pr, const struct rt_port *p)
 	rt_print_uint(pr, RT_PRINT_ANY, "port", "%" PRIu64 ":", p->port);
 	if (rt_has(p->attrs, ROCETUNE_A_PORT_STATE)) {
 		snprintf(num, sizeof(num), "%u", p->state);
-		rt_print_string(pr, RT_PRINT_ANY, "state", " state %s",
-				state ? state : num);
+		rt_print_kv_string(pr, "state", state ? state : num);
 	}
 }
 
 static void rt_port_print_netdevs(struct rt_print *pr, const struct rt_port *p)
 {
 	if (rt_has(p->attrs, ROCETUNE_A_PORT_NETDEV_NAME))
-		rt_print_string(pr, RT_PRINT_ANY, "netdev", " netdev %s",
-				p->netdev);
+		rt_print_kv_string(pr, "netdev", p->netdev);
 	if (rt_has(p->attrs, ROCETUNE_A_PORT_NETDEV_IFINDEX))
-		rt_print_uint(pr, RT_PRINT_ANY, "netdev_ifindex",
-			      " netdev-ifindex %" PRIu64, p->netdev_ifindex);
+		rt_print_kv_uint(pr, "netdev_ifindex", p->netdev_ifindex);
 	if (rt_has(p->attrs, ROCETUNE_A_PORT_LOWER_NAME))
-		rt_print_string(pr, RT_PRINT_ANY, "lower_netdev",
-				" lower-netdev %s", p->lower);
+		rt_print_kv_string(pr, "lower_netdev", p->lower);
 	if (rt_has(p->attrs, ROCETUNE_A_PORT_LOWER_IFINDEX))
-		rt_print_uint(pr, RT_PRINT_ANY, "lower_netdev_ifindex",
-			      " lower-netdev-ifindex %" PRIu64, p->lower_ifindex);
+		rt_print_kv_uint(pr, "lower_netdev_ifindex", p->lower_ifindex);
 	rt_print_text(pr, "\n");
 }
 
 static void rt_port_print_counters(struct rt_print *pr, const char *key,
-				   const char *title,
 				   const struct rt_counter_set *cs)
 {
+	char title[32];
 	size_t i;
 
+	rt_print_keyword(title, sizeof(title), key);
 	rt_print_open_object(pr, key);
 	rt_print_text(pr, "    %s:\n", title);
 	for (i = 0; i < rt_counter_ndescs; i++) {
@@ -97,26 +93,21 @@ static void rt_port_print_prio(struct rt_print *pr, const struct rt_prio *q)
 	rt_print_uint(pr, RT_PRINT_ANY, "prio", RT_INDENT "prio %" PRIu64 ":",
 		      q->index);
 	if (rt_has(q->attrs, ROCETUNE_A_PRIO_TX_PAUSE))
-		rt_print_uint(pr, RT_PRINT_ANY, "tx_pause",
-			      " tx-pause %" PRIu64, q->tx_pause);
+		rt_print_kv_uint(pr, "tx_pause", q->tx_pause);
 	if (rt_has(q->attrs, ROCETUNE_A_PRIO_RX_PAUSE))
-		rt_print_uint(pr, RT_PRINT_ANY, "rx_pause",
-			      " rx-pause %" PRIu64, q->rx_pause);
+		rt_print_kv_uint(pr, "rx_pause", q->rx_pause);
 	if (rt_has(q->attrs, ROCETUNE_A_PRIO_TX_PAUSE_RATE))
-		rt_print_uint(pr, RT_PRINT_ANY, "tx_pause_rate",
-			      " tx-pause-rate %" PRIu64, q->tx_pause_rate);
+		rt_print_kv_uint(pr, "tx_pause_rate", q->tx_pause_rate);
 	if (rt_has(q->attrs, ROCETUNE_A_PRIO_RX_PAUSE_RATE))
-		rt_print_uint(pr, RT_PRINT_ANY, "rx_pause_rate",
-			      " rx-pause-rate %" PRIu64, q->rx_pause_rate);
+		rt_print_kv_uint(pr, "rx_pause_rate", q->rx_pause_rate);
 	if (rt_has(q->attrs, ROCETUNE_A_PRIO_RX_PAUSE_DURATION_US))
-		rt_print_uint(pr, RT_PRINT_ANY, "rx_pause_duration_us",
-			      " rx-pause-duration-us %" PRIu64,
-			      q->rx_pause_duration_us);
+		rt_print_kv_uint(pr, "rx_pause_duration_us",
+				 q->rx_pause_duration_us);
 	if (rt_has(q->attrs, ROCETUNE_A_PRIO_TX_PAUSE_DURATION_US))
-		rt_print_uint(pr, RT_PRINT_ANY, "tx_pause_duration_us",
-			      " tx-pause-duration-us %" PRIu64,
-			      q->tx_pause_duration_us);
-	rt_print_bool(pr, RT_PRINT_ANY, "storm", " storm %s", q->storm);
+		rt_print_kv_uint(pr, "tx_pause_duration_us",
+				 q->tx_pause_duration_us);
+	if (rt_has(q->attrs, ROCETUNE_A_PRIO_STORM))
+		rt_print_kv_bool(pr, "storm", q->storm);
 	rt_print_text(pr, "\n");
 	rt_print_close_object(pr);
 }
@@ -147,7 +138,7 @@ static void rt_port_print_pfc(struct rt_print *pr, const struct rt_pfc *pfc)
 	rt_print_open_object(pr, "pfc");
 	rt_print_text(pr, "    pfc:");
 	if (rt_has(pfc->attrs, ROCETUNE_A_PFC_CAP))
-		rt_print_uint(pr, RT_PRINT_ANY, "cap", " cap %" PRIu64, pfc->cap);
+		rt_print_kv_uint(pr, "cap", pfc->cap);
 	if (rt_has(pfc->attrs, ROCETUNE_A_PFC_ENABLED))
 		rt_port_print_enabled(pr, pfc->enabled);
 	rt_print_text(pr, "\n");
@@ -164,10 +155,9 @@ void rt_port_print(struct rt_print *pr, const struct rt_port *p, bool stats)
 	rt_port_print_ids(pr, p);
 	rt_port_print_netdevs(pr, p);
 	if (rt_has(p->attrs, ROCETUNE_A_COUNTERS))
-		rt_port_print_counters(pr, "counters", "counters", &p->counters);
+		rt_port_print_counters(pr, "counters", &p->counters);
 	if (rt_has(p->attrs, ROCETUNE_A_RATES))
-		rt_port_print_counters(pr, "rates", "rates (per second)",
-				       &p->rates);
+		rt_port_print_counters(pr, "rates", &p->rates);
 	if (stats && rt_has(p->attrs, ROCETUNE_A_HW_COUNTERS))
 		rt_port_print_hw(pr, p);
 	if (rt_has(p->attrs, ROCETUNE_A_PFC))
@@ -249,20 +239,6 @@ static void rt_port_output(struct rt_cli *cli, const struct rt_port_list *list)
 	rt_print_close_array(&cli->pr);
 }
 
-static int rt_port_fail(struct rt_cli *cli, const struct rt_port_req *req,
-			int err)
-{
-	char what[RT_NAME_LEN + 32];
-
-	if (req->port)
-		snprintf(what, sizeof(what), "port \"%s/%u\"", req->dev, req->port);
-	else if (req->dev[0])
-		snprintf(what, sizeof(what), "device \"%s\"", req->dev);
-	else
-		snprintf(what, sizeof(what), "port show");
-	return rt_cli_nl_error(cli, err, what);
-}
-
 static int rt_port_show(struct rt_cli *cli)
 {
 	struct rt_port_list list = { 0 };
@@ -287,7 +263,7 @@ static int rt_port_show(struct rt_cli *cli)
 	}
 	if (err) {
 		rt_port_list_free(&list);
-		return rt_port_fail(cli, &req, err);
+		return rt_cli_nl_error(cli, err, "port show");
 	}
 	rt_port_output(cli, &list);
 	rt_port_list_free(&list);

@@ -31,6 +31,9 @@
 #include "rocetune.h"
 #include "rt_prom.h"
 
+/* QPs in -o prometheus without "top K": bounds the number of series. */
+#define RT_QP_PROM_TOP_K	20
+
 struct rt_qp_req {
 	char dev[RT_NAME_LEN];		/* "" for all */
 	uint32_t port;			/* 0 for all */
@@ -65,28 +68,23 @@ static void rt_qp_print(struct rt_print *pr, const struct rt_qp *qp)
 	if (rt_has(qp->attrs, ROCETUNE_A_DEV_INDEX))
 		rt_print_uint(pr, RT_PRINT_JSON, "dev_index", NULL,
 			      qp->dev_index);
-	rt_print_uint(pr, RT_PRINT_ANY, "qpn", " qpn %" PRIu64, qp->qpn);
+	rt_print_kv_uint(pr, "qpn", qp->qpn);
 	if (rt_has(qp->qattrs, ROCETUNE_A_QP_PORT))
-		rt_print_uint(pr, RT_PRINT_ANY, "port", " port %" PRIu64,
-			      qp->port);
+		rt_print_kv_uint(pr, "port", qp->port);
 	if (rt_has(qp->qattrs, ROCETUNE_A_QP_TYPE))
-		rt_print_string(pr, RT_PRINT_ANY, "type", " type %s",
-				rt_qp_type_name(qp->type));
+		rt_print_kv_string(pr, "type", rt_qp_type_name(qp->type));
 	if (rt_has(qp->qattrs, ROCETUNE_A_QP_REMOTE_QPN))
-		rt_print_uint(pr, RT_PRINT_ANY, "remote_qpn", " rqpn %" PRIu64,
-			      qp->remote_qpn);
+		rt_print_kv_uint(pr, "remote_qpn", qp->remote_qpn);
 	if (rt_has(qp->qattrs, ROCETUNE_A_QP_PID))
-		rt_print_uint(pr, RT_PRINT_ANY, "pid", " pid %" PRIu64, qp->pid);
+		rt_print_kv_uint(pr, "pid", qp->pid);
 	if (rt_has(qp->qattrs, ROCETUNE_A_QP_COMM))
-		rt_print_string(pr, RT_PRINT_ANY, "comm", " comm %s", qp->comm);
+		rt_print_kv_string(pr, "comm", qp->comm);
 	if (rt_has(qp->qattrs, ROCETUNE_A_QP_DESTROYED_NS))
-		rt_print_uint(pr, RT_PRINT_ANY, "destroyed_ns",
-			      " destroyed-ns %" PRIu64, qp->destroyed_ns);
+		rt_print_kv_uint(pr, "destroyed_ns", qp->destroyed_ns);
 	if (rt_has(qp->attrs, ROCETUNE_A_QP_GEN))
-		rt_print_uint(pr, RT_PRINT_ANY, "gen", " gen %" PRIu64, qp->gen);
+		rt_print_kv_uint(pr, "gen", qp->gen);
 	if (rt_has(qp->qattrs, ROCETUNE_A_QP_TOP_DELTA))
-		rt_print_uint(pr, RT_PRINT_ANY, "top_delta", " delta %" PRIu64,
-			      qp->top_delta);
+		rt_print_kv_uint(pr, "top_delta", qp->top_delta);
 	if (rt_has(qp->qattrs, ROCETUNE_A_QP_CHANGED_GEN))
 		rt_print_uint(pr, RT_PRINT_JSON, "changed_gen", NULL,
 			      qp->changed_gen);
@@ -99,12 +97,10 @@ static void rt_qp_print(struct rt_print *pr, const struct rt_qp *qp)
 	rt_print_text(pr, "\n   ");
 	for (i = 0; i < rt_qp_counter_ndescs; i++) {
 		const struct rt_counter_desc *d = &rt_qp_counter_descs[i];
-		char fmt[48];
 
 		if (!rt_has(qp->qattrs, d->attr))
 			continue;
-		snprintf(fmt, sizeof(fmt), " %s %%" PRIu64, d->label);
-		rt_print_uint(pr, RT_PRINT_ANY, d->key, fmt, qp->cnt[d->attr]);
+		rt_print_kv_uint(pr, d->key, qp->cnt[d->attr]);
 		/* Two text lines: traffic, ECN and CNPs; then NAKs. */
 		if (d->attr == ROCETUNE_A_QP_TX_CNP_PKTS)
 			rt_print_text(pr, "\n   ");
@@ -142,6 +138,28 @@ static int rt_qp_show_cb(const struct nlmsghdr *nlh, void *arg)
 	return 0;
 }
 
+/* "by FIELD", the cursor on "by". */
+static int rt_qp_parse_by(struct rt_cli *cli, struct rt_qp_req *req)
+{
+	const struct rt_counter_desc *d;
+	const char *v;
+
+	rt_arg_next(cli);
+	v = rt_arg_next(cli);
+	if (!v) {
+		rt_usage_error("\"by\" needs a value: a QP counter such as rx_ecn_ce_pkts; see rocetune-qp(8)");
+		return RT_EXIT_USAGE;
+	}
+	d = rt_qp_counter_by_name(v);
+	if (!d) {
+		rt_usage_error("invalid value \"%s\" for \"by\": not a QP counter (rx_pkts, rx_ecn_ce_pkts, ...; see rocetune-qp(8))",
+			       v);
+		return RT_EXIT_USAGE;
+	}
+	req->top_by = d->attr;
+	return 0;
+}
+
 static int rt_qp_show_parse(struct rt_cli *cli, struct rt_qp_req *req)
 {
 	int err;
@@ -151,7 +169,7 @@ static int rt_qp_show_parse(struct rt_cli *cli, struct rt_qp_req *req)
 	while (rt_arg_peek(cli)) {
 		if (rt_arg_is(cli, "dev")) {
 			rt_arg_next(cli);
-			err = rt_arg_dev_port(cli, req->dev, &req->port, true);
+			err = rt_arg_dev(cli, "dev", req->dev, &req->port, true);
 		} else if (rt_arg_is(cli, "qpn")) {
 			rt_arg_next(cli);
 			err = rt_arg_u32(cli, "qpn", 0, 0xffffff, &req->qpn);
@@ -159,17 +177,8 @@ static int rt_qp_show_parse(struct rt_cli *cli, struct rt_qp_req *req)
 		} else if (rt_arg_is(cli, "top")) {
 			rt_arg_next(cli);
 			err = rt_arg_u32(cli, "top", 1, UINT32_MAX, &req->top_k);
-			if (!err && rt_arg_is(cli, "by")) {
-				const struct rt_counter_desc *d;
-
-				rt_arg_next(cli);
-				d = rt_qp_counter_by_name(rt_arg_next(cli));
-				if (!d) {
-					rt_usage_error("\"by\" needs a QP counter, e.g. rx_ecn_ce_pkts");
-					return RT_EXIT_USAGE;
-				}
-				req->top_by = d->attr;
-			}
+			if (!err && rt_arg_is(cli, "by"))
+				err = rt_qp_parse_by(cli, req);
 		} else if (rt_arg_is(cli, "since")) {
 			rt_arg_next(cli);
 			err = rt_arg_u64(cli, "since", 1, UINT64_MAX, &req->since);
@@ -178,6 +187,9 @@ static int rt_qp_show_parse(struct rt_cli *cli, struct rt_qp_req *req)
 			rt_arg_next(cli);
 			req->changed = true;
 			err = 0;
+		} else if (rt_arg_is(cli, "by")) {
+			rt_usage_error("\"by\" comes after \"top K\"");
+			return RT_EXIT_USAGE;
 		} else {
 			return rt_arg_end(cli);
 		}
@@ -283,6 +295,9 @@ static int rt_qp_show(struct rt_cli *cli)
 	int err;
 
 	err = rt_qp_show_parse(cli, &req);
+	/* Series per QP: bounded, whatever the number of QPs. */
+	if (cli->output == RT_OUTPUT_PROMETHEUS && !req.top_k && !req.has_qpn)
+		req.top_k = RT_QP_PROM_TOP_K;
 	if (!err && req.changed)
 		err = rt_qp_state_path(path, sizeof(path), req.top_k);
 	if (err)
@@ -308,7 +323,7 @@ static int rt_qp_show(struct rt_cli *cli)
 		rt_prom_write_qps(stdout, ctx.v, ctx.nv);
 	free(ctx.v);
 	if (err == -ESTALE)
-		return rt_cli_nl_error(cli, err, "qp show: top-K sample not held (a newer top-K dump replaced it)");
+		return rt_cli_nl_error(cli, err, "qp show: \"since\": top-K sample not held (a newer top-K dump replaced it)");
 	if (err)
 		return rt_cli_nl_error(cli, err, "qp show");
 	if (req.changed && ctx.gen)
@@ -332,34 +347,31 @@ static int rt_qp_stats_cb(const struct nlmsghdr *nlh, void *arg)
 	rt_print_string(pr, RT_PRINT_ANY, "dev", "%s:",
 			nla_get_string(tb[ROCETUNE_A_DEV_NAME]));
 	if (tb[ROCETUNE_A_QP_ACCT])
-		rt_print_bool(pr, RT_PRINT_ANY, "accounting", " accounting %s",
-			      nla_get_u8(tb[ROCETUNE_A_QP_ACCT]));
+		rt_print_kv_bool(pr, "accounting",
+				 nla_get_u8(tb[ROCETUNE_A_QP_ACCT]));
 	if (tb[ROCETUNE_A_QP_UNATTR_RX])
-		rt_print_uint(pr, RT_PRINT_ANY, "unattributed_rx",
-			      " unattributed-rx %" PRIu64,
-			      nla_get_u64(tb[ROCETUNE_A_QP_UNATTR_RX]));
+		rt_print_kv_uint(pr, "unattributed_rx",
+				 nla_get_u64(tb[ROCETUNE_A_QP_UNATTR_RX]));
 	if (tb[ROCETUNE_A_QP_UNATTR_TX])
-		rt_print_uint(pr, RT_PRINT_ANY, "unattributed_tx",
-			      " unattributed-tx %" PRIu64,
-			      nla_get_u64(tb[ROCETUNE_A_QP_UNATTR_TX]));
+		rt_print_kv_uint(pr, "unattributed_tx",
+				 nla_get_u64(tb[ROCETUNE_A_QP_UNATTR_TX]));
 	if (tb[ROCETUNE_A_QP_TABLE_COUNT])
-		rt_print_uint(pr, RT_PRINT_ANY, "table_count", " table %" PRIu64,
-			      nla_get_u32(tb[ROCETUNE_A_QP_TABLE_COUNT]));
+		rt_print_kv_uint(pr, "table_count",
+				 nla_get_u32(tb[ROCETUNE_A_QP_TABLE_COUNT]));
 	if (tb[ROCETUNE_A_QP_TABLE_MAX])
-		rt_print_uint(pr, RT_PRINT_ANY, "table_max", "/%" PRIu64,
-			      nla_get_u32(tb[ROCETUNE_A_QP_TABLE_MAX]));
+		rt_print_kv_uint(pr, "table_max",
+				 nla_get_u32(tb[ROCETUNE_A_QP_TABLE_MAX]));
 	if (tb[ROCETUNE_A_QP_REFUSED])
-		rt_print_uint(pr, RT_PRINT_ANY, "refused", " refused %" PRIu64,
-			      nla_get_u64(tb[ROCETUNE_A_QP_REFUSED]));
+		rt_print_kv_uint(pr, "refused",
+				 nla_get_u64(tb[ROCETUNE_A_QP_REFUSED]));
 	if (tb[ROCETUNE_A_QP_LINGER_MS])
-		rt_print_uint(pr, RT_PRINT_ANY, "linger_ms", " linger-ms %" PRIu64,
-			      nla_get_u32(tb[ROCETUNE_A_QP_LINGER_MS]));
+		rt_print_kv_uint(pr, "linger_ms",
+				 nla_get_u32(tb[ROCETUNE_A_QP_LINGER_MS]));
 	if (tb[ROCETUNE_A_QP_VERIFY_MS])
-		rt_print_uint(pr, RT_PRINT_ANY, "verify_ms", " verify-ms %" PRIu64,
-			      nla_get_u32(tb[ROCETUNE_A_QP_VERIFY_MS]));
+		rt_print_kv_uint(pr, "verify_ms",
+				 nla_get_u32(tb[ROCETUNE_A_QP_VERIFY_MS]));
 	if (tb[ROCETUNE_A_QP_GEN])
-		rt_print_uint(pr, RT_PRINT_ANY, "gen", " gen %" PRIu64,
-			      nla_get_u64(tb[ROCETUNE_A_QP_GEN]));
+		rt_print_kv_uint(pr, "gen", nla_get_u64(tb[ROCETUNE_A_QP_GEN]));
 	if (tb[ROCETUNE_A_QP_LOOPBACK_UNSEEN] &&
 	    nla_get_u8(tb[ROCETUNE_A_QP_LOOPBACK_UNSEEN])) {
 		rt_print_bool(pr, RT_PRINT_JSON, "loopback_unseen", NULL, true);
@@ -378,7 +390,7 @@ static int rt_qp_stats(struct rt_cli *cli)
 
 	if (rt_arg_is(cli, "dev")) {
 		rt_arg_next(cli);
-		err = rt_arg_dev_port(cli, req.dev, NULL, false);
+		err = rt_arg_dev(cli, "dev", req.dev, NULL, false);
 	}
 	if (!err)
 		err = rt_arg_end(cli);
@@ -411,7 +423,7 @@ static int rt_qp_set(struct rt_cli *cli)
 	while (!err && rt_arg_peek(cli)) {
 		if (rt_arg_is(cli, "dev")) {
 			rt_arg_next(cli);
-			err = rt_arg_dev_port(cli, dev, NULL, false);
+			err = rt_arg_dev(cli, "dev", dev, NULL, false);
 		} else if (rt_arg_is(cli, "accounting")) {
 			const char *v;
 
@@ -421,8 +433,12 @@ static int rt_qp_set(struct rt_cli *cli)
 				acct = 1;
 			} else if (v && !strcmp(v, "off")) {
 				acct = 0;
+			} else if (v) {
+				rt_usage_error("invalid value \"%s\" for \"accounting\": expected on or off",
+					       v);
+				err = RT_EXIT_USAGE;
 			} else {
-				rt_usage_error("\"accounting\" needs on or off");
+				rt_usage_error("\"accounting\" needs a value: on or off");
 				err = RT_EXIT_USAGE;
 			}
 		} else if (rt_arg_is(cli, "table-max")) {
@@ -478,7 +494,9 @@ static int rt_qp_help(struct rt_cli *cli)
 	       "                       [ linger-ms MS ] [ verify-ms MS ]\n"
 	       "       rocetune qp help\n"
 	       "FIELD := rx_pkts | tx_pkts | rx_ecn_ce_pkts | rx_cnp_pkts | tx_cnp_pkts |\n"
-	       "         tx_retransmit_pkts | rx_nak_seq_err | ... (see rocetune-qp(8))\n");
+	       "         tx_retransmit_pkts | rx_nak_seq_err | ... (see rocetune-qp(8))\n"
+	       "-o prometheus without \"top K\" or \"qpn N\" writes the top %d QPs.\n",
+	       RT_QP_PROM_TOP_K);
 	return RT_EXIT_OK;
 }
 

@@ -27,12 +27,15 @@ enum rt_output {
 
 struct rt_cli {
 	bool json;
+	bool json_opt;			/* -j was given */
 	bool pretty;
 	bool stats;
 	enum rt_output output;
 	int argc;			/* words left */
 	char **argv;
 	const char *object;		/* for messages: "dev", "port", ... */
+	char subject_dev[RT_NAME_LEN];	/* the device the command names */
+	uint32_t subject_port;		/* ... and its port, 0 if none */
 	struct rt_print pr;
 	struct rt_nl nl;
 };
@@ -42,38 +45,65 @@ struct rt_cmd {
 	int (*fn)(struct rt_cli *cli);
 };
 
-/* Command-line cursor; keywords match whole words only. */
+/*
+ * Command-line cursor; keywords match whole words only (objects and
+ * commands, through rt_cli_dispatch(), also as a unique prefix).
+ */
 const char *rt_arg_peek(const struct rt_cli *cli);
 const char *rt_arg_next(struct rt_cli *cli);
 bool rt_arg_is(const struct rt_cli *cli, const char *keyword);
 
-/* rt_arg_u32() / rt_arg_u64() - the value after keyword @kw, in range. */
+/*
+ * rt_arg_u32() / rt_arg_u64() - the value after keyword @kw, in range; a
+ * missing, malformed or out-of-range value is a usage error that names
+ * @kw and the range.
+ */
 int rt_arg_u32(struct rt_cli *cli, const char *kw, uint32_t min, uint32_t max,
 	       uint32_t *out);
 int rt_arg_u64(struct rt_cli *cli, const char *kw, uint64_t min, uint64_t max,
 	       uint64_t *out);
-/* rt_arg_dev_port() - DEV or DEV/PORT; PORT is refused unless @port_ok. */
+/*
+ * rt_arg_dev() - DEV or DEV/PORT, the value of keyword @kw (NULL: a
+ * positional word); PORT is refused unless @port_ok.  Records the device
+ * as the command's subject (rt_cli_subject()).
+ */
+int rt_arg_dev(struct rt_cli *cli, const char *kw, char *dev, uint32_t *port,
+	       bool port_ok);
+/* rt_arg_dev_port() - rt_arg_dev() of a positional word. */
 int rt_arg_dev_port(struct rt_cli *cli, char *dev, uint32_t *port,
 		    bool port_ok);
+/*
+ * rt_cli_subject() - the device (and port, 0 if none) the command is
+ * about, so that rt_cli_nl_error() can say which one does not exist.
+ */
+void rt_cli_subject(struct rt_cli *cli, const char *dev, uint32_t port);
 /* rt_arg_end() - usage error unless every word was used. */
 int rt_arg_end(struct rt_cli *cli);
 
 /*
- * rt_cli_dispatch() - run the entry of @cmds named by the next word; with
- * no word left the first entry runs.  @object is NULL at the top level.
+ * rt_cli_dispatch() - run the entry of @cmds named by the next word, or
+ * by a prefix of it that no other entry shares ("dev sh"); an ambiguous
+ * prefix is a usage error listing the candidates.  With no word left the
+ * first entry runs.  cli->object is NULL at the top level.
  */
 int rt_cli_dispatch(struct rt_cli *cli, const struct rt_cmd *cmds);
 
 /*
- * rt_cli_options() - parse the global options of argv[1..]; leaves the
- * cursor on the object.  Returns -1 to go on, else an exit code.
+ * rt_cli_options() - parse the global options of argv[1..] with
+ * getopt_long() (bundled short options, unique prefixes of long ones);
+ * leaves the cursor on the object.  Returns -1 to go on, else an exit
+ * code.
  */
 int rt_cli_options(struct rt_cli *cli, int argc, char **argv);
 
 /* rt_cli_no_prometheus() - usage error when -o prometheus was given. */
 int rt_cli_no_prometheus(const struct rt_cli *cli);
 
-/* Netlink: open once per run; report a failure of @what to the user. */
+/*
+ * Netlink: open once per run; report a failure of @what ("port show") to
+ * the user, naming the device or port that does not exist, the keyword
+ * whose value the kernel refused and the range it accepts.
+ */
 int rt_cli_nl_open(struct rt_cli *cli);
 int rt_cli_nl_error(struct rt_cli *cli, int err, const char *what);
 

@@ -36,8 +36,8 @@ const struct rt_counter_desc *rt_counter_by_attr(unsigned int attr);
 const struct rt_counter_desc *rt_counter_by_key(const char *key);
 
 /*
- * The per-QP counters (ROCETUNE_A_QP_*, all u64), in output order; the
- * text label is the short one "rocetune qp show" prints.
+ * The per-QP counters (ROCETUNE_A_QP_*, all u64), in output order; as for
+ * the port counters, the text label is the key in kebab-case.
  */
 extern const struct rt_counter_desc rt_qp_counter_descs[];
 extern const size_t rt_qp_counter_ndescs;

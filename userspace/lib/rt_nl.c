@@ -77,6 +77,30 @@ static void rt_nl_reset(struct rt_nl *nl)
 	nl->ext_msg[0] = '\0';
 	nl->ext_miss_type = 0;
 	nl->ext_has_range = false;
+	nl->ext_bad_type = 0;
+}
+
+/* Keep the start of request @msg: an error may point into it. */
+static void rt_nl_keep_req(struct rt_nl *nl, struct nl_msg *msg)
+{
+	const struct nlmsghdr *nlh = nlmsg_hdr(msg);
+
+	nl->req_len = nlh->nlmsg_len < sizeof(nl->req) ? nlh->nlmsg_len :
+							  sizeof(nl->req);
+	memcpy(nl->req, nlh, nl->req_len);
+}
+
+/* The type of the top-level attribute at offset @off of the request. */
+static void rt_nl_parse_offs(struct rt_nl *nl, uint32_t off)
+{
+	const struct nlmsghdr *req = (const struct nlmsghdr *)nl->req;
+	struct nlattr a;
+
+	if (nl->req_len < NLMSG_HDRLEN || off < NLMSG_HDRLEN + GENL_HDRLEN ||
+	    (size_t)off + sizeof(a) > nl->req_len || off >= req->nlmsg_len)
+		return;
+	memcpy(&a, nl->req + off, sizeof(a));
+	nl->ext_bad_type = a.nla_type & NLA_TYPE_MASK;
 }
 
 /* Where the TLVs of an error/done message start, 0 when it has none. */
@@ -138,6 +162,9 @@ void rt_nl_parse_ext_ack(struct rt_nl *nl, const struct nlmsghdr *nlh)
 		nl->ext_miss_type = nla_get_u32(a);
 	if (tb[NLMSGERR_ATTR_POLICY])
 		rt_nl_parse_policy(nl, tb[NLMSGERR_ATTR_POLICY]);
+	a = tb[NLMSGERR_ATTR_OFFS];
+	if (a && nla_len(a) >= (int)sizeof(uint32_t))
+		rt_nl_parse_offs(nl, nla_get_u32(a));
 }
 
 static int rt_nl_valid_cb(struct nl_msg *msg, void *arg)
@@ -235,6 +262,7 @@ static int rt_nl_request(struct rt_nl *nl, struct nl_msg *msg, rt_nl_cb_t fn,
 		return nl->err = -ENOMEM;
 	}
 	ret = nl_send_auto(nl->sk, msg);
+	rt_nl_keep_req(nl, msg);
 	nlmsg_free(msg);
 	if (ret < 0)
 		ret = rt_nl_lib_fail(nl, ret);

@@ -7,7 +7,8 @@
  * call back once per reply message.  An event socket (rt_nl_event_open)
  * listens to a multicast group.  Every function returns 0 or a negative
  * errno; after a kernel error, nl->ext_msg holds the kernel's extended ACK
- * message ("" when it sent none).
+ * message ("" when it sent none) and nl->ext_bad_type the type of the
+ * top-level attribute of the request that it pointed at, if any.
  */
 #ifndef RT_NL_H
 #define RT_NL_H
@@ -20,6 +21,7 @@ struct nl_msg;
 struct nlmsghdr;
 
 #define RT_NL_MSG_LEN	256
+#define RT_NL_REQ_COPY	512
 
 struct rt_nl {
 	struct nl_sock *sk;
@@ -31,6 +33,10 @@ struct rt_nl {
 	bool ext_has_range;		/* the kernel sent the valid range */
 	uint64_t ext_min;		/* ... of the rejected attribute */
 	uint64_t ext_max;
+	uint32_t ext_bad_type;		/* the request's attribute the kernel
+					 * pointed at (NLMSGERR_ATTR_OFFS), 0 */
+	unsigned char req[RT_NL_REQ_COPY];	/* the last request, its start */
+	size_t req_len;
 };
 
 /*

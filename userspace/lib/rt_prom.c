@@ -5,25 +5,51 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "rt_print.h"
 #include "rt_prom.h"
+
+/* The replacement character U+FFFD, for a byte outside valid UTF-8. */
+#define RT_PROM_REPLACEMENT	"\xef\xbf\xbd"
 
 void rt_prom_label_value(FILE *f, const char *s)
 {
+	size_t n;
+
 	fputc('"', f);
-	for (; s && *s; s++) {
+	while (s && *s) {
+		n = rt_utf8_len(s);
+		if (!n) {
+			fputs(RT_PROM_REPLACEMENT, f);
+			s++;
+			continue;
+		}
 		if (*s == '\\' || *s == '"')
 			fputc('\\', f);
 		if (*s == '\n')
 			fputs("\\n", f);
 		else
-			fputc(*s, f);
+			fwrite(s, 1, n, f);
+		s += n;
 	}
 	fputc('"', f);
 }
 
+void rt_prom_us_to_seconds(char *buf, size_t len, uint64_t us)
+{
+	char frac[8];
+	int i;
+
+	snprintf(frac, sizeof(frac), "%06" PRIu64, us % 1000000);
+	for (i = 5; i >= 0 && frac[i] == '0'; i--)
+		frac[i] = '\0';
+	snprintf(buf, len, "%" PRIu64 "%s%s", us / 1000000, frac[0] ? "." : "",
+		 frac);
+}
+
+/* {device="rxe0",port="1",netdev="va" -- the caller closes the brace. */
 static void rt_prom_labels(FILE *f, const struct rt_port *p)
 {
-	fputs("{dev=", f);
+	fputs("{device=", f);
 	rt_prom_label_value(f, p->dev);
 	fprintf(f, ",port=\"%" PRIu32 "\"", p->port);
 	if (rt_has(p->attrs, ROCETUNE_A_PORT_NETDEV_NAME)) {
@@ -32,10 +58,13 @@ static void rt_prom_labels(FILE *f, const struct rt_port *p)
 	}
 }
 
-static void rt_prom_header(FILE *f, const char *name, const char *help,
-			   const char *type)
+static void rt_prom_header(FILE *f, bool *done, const char *name,
+			   const char *help, const char *type)
 {
+	if (*done)
+		return;
 	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+	*done = true;
 }
 
 static void rt_prom_counter(FILE *f, const struct rt_counter_desc *d,
@@ -47,107 +76,106 @@ static void rt_prom_counter(FILE *f, const struct rt_counter_desc *d,
 
 	snprintf(name, sizeof(name), "rocetune_port_%s_total", d->key);
 	for (i = 0; i < n; i++) {
-		if (!rt_counter_present(&ports[i].counters, d->attr))
+		if (!rt_has(ports[i].attrs, ROCETUNE_A_COUNTERS) ||
+		    !rt_counter_present(&ports[i].counters, d->attr))
 			continue;
-		if (!header)
-			rt_prom_header(f, name, d->help, "counter");
-		header = true;
+		rt_prom_header(f, &header, name, d->help, "counter");
 		fputs(name, f);
 		rt_prom_labels(f, &ports[i]);
 		fprintf(f, "} %" PRIu64 "\n", ports[i].counters.val[d->attr]);
 	}
 }
 
+enum rt_prom_unit {
+	RT_PROM_COUNT,			/* the value as it is */
+	RT_PROM_US_AS_SECONDS,		/* microseconds, written in seconds */
+	RT_PROM_BOOL,			/* 0 or 1 */
+};
+
 struct rt_prom_prio_metric {
 	const char *name;
 	const char *help;
 	const char *type;
 	unsigned int attr;		/* ROCETUNE_A_PRIO_* */
-	size_t offset;			/* of the u64 in struct rt_prio */
+	enum rt_prom_unit unit;
 };
-
-#define RT_PRIO_METRIC(n, t, a, field, h) \
-	{ n, h, t, ROCETUNE_A_PRIO_ ## a, offsetof(struct rt_prio, field) }
 
 static const struct rt_prom_prio_metric rt_prom_prio_metrics[] = {
-	RT_PRIO_METRIC("rocetune_pfc_tx_pause_total", "counter", TX_PAUSE,
-		       tx_pause, "PFC pause frames sent per priority"),
-	RT_PRIO_METRIC("rocetune_pfc_rx_pause_total", "counter", RX_PAUSE,
-		       rx_pause, "PFC pause frames received per priority"),
-	RT_PRIO_METRIC("rocetune_pfc_rx_pause_duration_us_total", "counter",
-		       RX_PAUSE_DURATION_US, rx_pause_duration_us,
-		       "Time paused by received PFC frames, microseconds"),
-	RT_PRIO_METRIC("rocetune_pfc_tx_pause_duration_us_total", "counter",
-		       TX_PAUSE_DURATION_US, tx_pause_duration_us,
-		       "Time paused by sent PFC frames, microseconds"),
+	{ "rocetune_pfc_tx_pause_total",
+	  "PFC pause frames sent per priority", "counter",
+	  ROCETUNE_A_PRIO_TX_PAUSE, RT_PROM_COUNT },
+	{ "rocetune_pfc_rx_pause_total",
+	  "PFC pause frames received per priority", "counter",
+	  ROCETUNE_A_PRIO_RX_PAUSE, RT_PROM_COUNT },
+	{ "rocetune_pfc_rx_pause_duration_seconds_total",
+	  "Time the port was paused by received PFC frames per priority",
+	  "counter", ROCETUNE_A_PRIO_RX_PAUSE_DURATION_US,
+	  RT_PROM_US_AS_SECONDS },
+	{ "rocetune_pfc_tx_pause_duration_seconds_total",
+	  "Time the port asked its peer to pause per priority", "counter",
+	  ROCETUNE_A_PRIO_TX_PAUSE_DURATION_US, RT_PROM_US_AS_SECONDS },
+	{ "rocetune_pfc_storm",
+	  "1 while a PFC pause storm lasts on the priority, else 0", "gauge",
+	  ROCETUNE_A_PRIO_STORM, RT_PROM_BOOL },
 };
 
-static void rt_prom_prio_sample(FILE *f, const struct rt_prom_prio_metric *m,
-				const struct rt_port *p, const struct rt_prio *pr)
+static uint64_t rt_prom_prio_value(const struct rt_prio *q, unsigned int attr)
 {
-	uint64_t v;
-
-	memcpy(&v, (const char *)pr + m->offset, sizeof(v));
-	fputs(m->name, f);
-	rt_prom_labels(f, p);
-	fprintf(f, ",prio=\"%u\"} %" PRIu64 "\n", pr->index, v);
+	switch (attr) {
+	case ROCETUNE_A_PRIO_TX_PAUSE:
+		return q->tx_pause;
+	case ROCETUNE_A_PRIO_RX_PAUSE:
+		return q->rx_pause;
+	case ROCETUNE_A_PRIO_RX_PAUSE_DURATION_US:
+		return q->rx_pause_duration_us;
+	case ROCETUNE_A_PRIO_TX_PAUSE_DURATION_US:
+		return q->tx_pause_duration_us;
+	case ROCETUNE_A_PRIO_STORM:
+		return q->storm;
+	default:
+		return 0;
+	}
 }
 
 static void rt_prom_prio(FILE *f, const struct rt_prom_prio_metric *m,
 			 const struct rt_port *ports, size_t n)
 {
 	bool header = false;
+	char val[32];
 	size_t i, j;
 
 	for (i = 0; i < n; i++) {
+		if (!rt_has(ports[i].attrs, ROCETUNE_A_PFC))
+			continue;
 		for (j = 0; j < ports[i].pfc.nprio; j++) {
-			const struct rt_prio *pr = &ports[i].pfc.prio[j];
+			const struct rt_prio *q = &ports[i].pfc.prio[j];
+			uint64_t v = rt_prom_prio_value(q, m->attr);
 
-			if (!rt_has(pr->attrs, m->attr))
+			if (!rt_has(q->attrs, m->attr))
 				continue;
-			if (!header)
-				rt_prom_header(f, m->name, m->help, m->type);
-			header = true;
-			rt_prom_prio_sample(f, m, &ports[i], pr);
-		}
-	}
-}
-
-static void rt_prom_storm(FILE *f, const struct rt_port *ports, size_t n)
-{
-	const char *name = "rocetune_pfc_storm";
-	bool header = false;
-	size_t i, j;
-
-	for (i = 0; i < n; i++) {
-		for (j = 0; j < ports[i].pfc.nprio; j++) {
-			const struct rt_prio *pr = &ports[i].pfc.prio[j];
-
-			if (!header)
-				rt_prom_header(f, name,
-					       "1 while a PFC pause storm lasts",
-					       "gauge");
-			header = true;
-			fputs(name, f);
+			if (m->unit == RT_PROM_US_AS_SECONDS)
+				rt_prom_us_to_seconds(val, sizeof(val), v);
+			else
+				snprintf(val, sizeof(val), "%" PRIu64, v);
+			rt_prom_header(f, &header, m->name, m->help, m->type);
+			fputs(m->name, f);
 			rt_prom_labels(f, &ports[i]);
-			fprintf(f, ",prio=\"%u\"} %d\n", pr->index, pr->storm);
+			fprintf(f, ",prio=\"%u\"} %s\n", q->index, val);
 		}
 	}
 }
 
 static void rt_prom_hw(FILE *f, const struct rt_port *ports, size_t n)
 {
-	const char *name = "rocetune_port_hw_counter_total";
+	const char *name = "rocetune_port_hw_stat_total";
 	bool header = false;
 	size_t i, j;
 
 	for (i = 0; i < n; i++) {
 		for (j = 0; j < ports[i].nhwc; j++) {
-			if (!header)
-				rt_prom_header(f, name,
-					       "Raw driver counter of the port",
-					       "counter");
-			header = true;
+			rt_prom_header(f, &header, name,
+				       "Raw driver statistic of the port (rdma statistic), by its driver name",
+				       "counter");
 			fputs(name, f);
 			rt_prom_labels(f, &ports[i]);
 			fputs(",name=", f);
@@ -166,15 +194,16 @@ void rt_prom_write_ports(FILE *f, const struct rt_port *ports, size_t n,
 		rt_prom_counter(f, &rt_counter_descs[i], ports, n);
 	for (i = 0; i < ARRAY_SIZE(rt_prom_prio_metrics); i++)
 		rt_prom_prio(f, &rt_prom_prio_metrics[i], ports, n);
-	rt_prom_storm(f, ports, n);
 	if (hw)
 		rt_prom_hw(f, ports, n);
 }
 
 static void rt_prom_qp_labels(FILE *f, const struct rt_qp *qp)
 {
-	fputs("{dev=", f);
+	fputs("{device=", f);
 	rt_prom_label_value(f, qp->dev);
+	if (rt_has(qp->qattrs, ROCETUNE_A_QP_PORT))
+		fprintf(f, ",port=\"%" PRIu32 "\"", qp->port);
 	fprintf(f, ",qpn=\"%" PRIu32 "\"", qp->qpn);
 	if (rt_has(qp->qattrs, ROCETUNE_A_QP_TYPE))
 		fprintf(f, ",type=\"%s\"", rt_qp_type_name(qp->type));
@@ -199,9 +228,7 @@ void rt_prom_write_qps(FILE *f, const struct rt_qp *qps, size_t n)
 		for (j = 0; j < n; j++) {
 			if (!rt_has(qps[j].qattrs, d->attr))
 				continue;
-			if (!header)
-				rt_prom_header(f, name, d->help, "counter");
-			header = true;
+			rt_prom_header(f, &header, name, d->help, "counter");
 			fputs(name, f);
 			rt_prom_qp_labels(f, &qps[j]);
 			fprintf(f, " %" PRIu64 "\n", qps[j].cnt[d->attr]);

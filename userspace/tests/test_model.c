@@ -313,8 +313,9 @@ static void qp_rejects_malformed(void **state)
 	/* Names of counters: key and label, nothing else. */
 	assert_int_equal(rt_qp_counter_by_name("rx_ecn_ce_pkts")->attr,
 			 ROCETUNE_A_QP_RX_ECN_CE_PKTS);
-	assert_int_equal(rt_qp_counter_by_name("tx-retransmit")->attr,
+	assert_int_equal(rt_qp_counter_by_name("tx-retransmit-pkts")->attr,
 			 ROCETUNE_A_QP_TX_RETRANSMIT_PKTS);
+	assert_null(rt_qp_counter_by_name("tx-retransmit"));
 	assert_null(rt_qp_counter_by_name("rx_ecn"));
 	assert_null(rt_qp_counter_by_name(NULL));
 }
@@ -389,11 +390,23 @@ static void names(void **state)
 	assert_null(rt_event_name(ROCETUNE_EVENT_MAX + 1));
 }
 
+/* The text label of @d is its JSON key in kebab-case, nothing else. */
+static void label_is_kebab_key(const struct rt_counter_desc *d)
+{
+	size_t j;
+
+	assert_int_equal(strlen(d->key), strlen(d->label));
+	for (j = 0; d->key[j]; j++) {
+		assert_false(d->key[j] >= 'A' && d->key[j] <= 'Z');
+		assert_int_equal(d->label[j], d->key[j] == '_' ? '-' : d->key[j]);
+	}
+}
+
 /* One table: every counter attribute once, key lowercase, label kebab. */
 static void counter_table(void **state)
 {
 	unsigned int attr;
-	size_t i, j;
+	size_t i;
 
 	(void)state;
 	assert_int_equal(rt_counter_ndescs, ROCETUNE_A_CNT_MAX - ROCETUNE_A_CNT_PAD);
@@ -404,12 +417,14 @@ static void counter_table(void **state)
 		const struct rt_counter_desc *d = &rt_counter_descs[i];
 
 		assert_ptr_equal(rt_counter_by_key(d->key), d);
-		assert_int_equal(strlen(d->key), strlen(d->label));
-		for (j = 0; d->key[j]; j++) {
-			assert_false(d->key[j] >= 'A' && d->key[j] <= 'Z');
-			assert_int_equal(d->label[j],
-					 d->key[j] == '_' ? '-' : d->key[j]);
-		}
+		label_is_kebab_key(d);
+	}
+	for (i = 0; i < rt_qp_counter_ndescs; i++) {
+		const struct rt_counter_desc *d = &rt_qp_counter_descs[i];
+
+		assert_ptr_equal(rt_qp_counter_by_name(d->key), d);
+		assert_ptr_equal(rt_qp_counter_by_name(d->label), d);
+		label_is_kebab_key(d);
 	}
 	assert_string_equal(rt_counter_by_attr(ROCETUNE_A_CNT_RX_ECN_CE_PKTS)->key,
 			    "rx_ecn_ce_pkts");
@@ -488,6 +503,42 @@ static void ext_ack_absent(void **state)
 	nlmsg_free(msg);
 }
 
+/* NLMSGERR_ATTR_OFFS names an attribute of the request that was sent. */
+static void ext_ack_offset(void **state)
+{
+	struct nl_msg *req = nlmsg_alloc_simple(0x20, NLM_F_REQUEST);
+	struct nl_msg *msg = error_msg(-ERANGE, true, "integer out of range");
+	struct genlmsghdr g = { .cmd = ROCETUNE_CMD_CONFIG_SET };
+	struct rt_nl nl;
+	uint32_t off;
+
+	(void)state;
+	memset(&nl, 0, sizeof(nl));
+	nlmsg_append(req, &g, sizeof(g), NLMSG_ALIGNTO);
+	nla_put_string(req, ROCETUNE_A_DEV_NAME, "rxe0");
+	off = nlmsg_hdr(req)->nlmsg_len;
+	nla_put_u32(req, ROCETUNE_A_INTERVAL_MS, 1);
+	memcpy(nl.req, nlmsg_hdr(req), nlmsg_hdr(req)->nlmsg_len);
+	nl.req_len = nlmsg_hdr(req)->nlmsg_len;
+	nla_put_u32(msg, NLMSGERR_ATTR_OFFS, off);
+	rt_nl_parse_ext_ack(&nl, nlmsg_hdr(msg));
+	assert_int_equal(nl.ext_bad_type, ROCETUNE_A_INTERVAL_MS);
+	nlmsg_free(msg);
+	/* An offset outside the request (or into its header) names nothing. */
+	msg = error_msg(-ERANGE, true, "x");
+	nl.ext_bad_type = 0;
+	nla_put_u32(msg, NLMSGERR_ATTR_OFFS, nl.req_len);
+	rt_nl_parse_ext_ack(&nl, nlmsg_hdr(msg));
+	assert_int_equal(nl.ext_bad_type, 0);
+	nlmsg_free(msg);
+	msg = error_msg(-ERANGE, true, "x");
+	nla_put_u32(msg, NLMSGERR_ATTR_OFFS, 4);
+	rt_nl_parse_ext_ack(&nl, nlmsg_hdr(msg));
+	assert_int_equal(nl.ext_bad_type, 0);
+	nlmsg_free(msg);
+	nlmsg_free(req);
+}
+
 static void ext_ack_done(void **state)
 {
 	struct nl_msg *msg = nlmsg_alloc_simple(NLMSG_DONE, NLM_F_MULTI |
@@ -531,6 +582,7 @@ int main(void)
 		cmocka_unit_test(ext_ack),
 		cmocka_unit_test(ext_ack_range),
 		cmocka_unit_test(ext_ack_absent),
+		cmocka_unit_test(ext_ack_offset),
 		cmocka_unit_test(ext_ack_done),
 		cmocka_unit_test(errno_map),
 	};

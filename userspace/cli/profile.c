@@ -135,8 +135,10 @@ static void rt_print_diag(struct rt_print *pr, const struct rt_diag *d)
 	rt_print_close_array(pr);
 }
 
+/* One setting: old (when @with_old) and new; @differs < 0: not printed. */
 static void rt_print_change(struct rt_print *pr, const struct rt_setting *old,
-			    const struct rt_setting *want, bool with_old)
+			    const struct rt_setting *want, bool with_old,
+			    int differs)
 {
 	char name[64], a[256], b[256];
 
@@ -149,6 +151,8 @@ static void rt_print_change(struct rt_print *pr, const struct rt_setting *old,
 		rt_print_string(pr, RT_PRINT_ANY, "old", "%s -> ", a);
 	}
 	rt_print_string(pr, RT_PRINT_ANY, "new", "%s\n", b);
+	if (differs >= 0)
+		rt_print_bool(pr, RT_PRINT_JSON, "differs", NULL, differs);
 	rt_print_close_object(pr);
 }
 
@@ -294,10 +298,8 @@ static int rt_profile_show_diff(struct rt_cli *cli, bool diff)
 			if (diff && same && !cli->json)
 				continue;
 			rt_print_change(&cli->pr, c ? c : &want->s[j],
-					&want->s[j], diff && c);
-			if (diff)
-				rt_print_bool(&cli->pr, RT_PRINT_JSON,
-					      "differs", NULL, !same);
+					&want->s[j], diff && c,
+					diff ? !same : -1);
 		}
 		rt_print_close_array(&cli->pr);
 		rt_print_close_object(&cli->pr);
@@ -364,7 +366,7 @@ static void rt_print_result(struct rt_print *pr, const struct rt_nic *nic,
 	rt_print_open_array(pr, "changes");
 	for (i = 0; i < res->nchanges; i++)
 		rt_print_change(pr, &res->changes[i].old,
-				&res->changes[i].want, true);
+				&res->changes[i].want, true, -1);
 	rt_print_close_array(pr);
 	rt_print_close_object(pr);
 }

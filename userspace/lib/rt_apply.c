@@ -30,9 +30,24 @@ const char *rt_run_dir(void)
 
 /* Settings -------------------------------------------------------------- */
 
+/*
+ * The PFC storm timeout "auto" is a fixed timeout in the driver (mlx5:
+ * 100 ms), which is what reads back after setting it.
+ */
+#define RT_PFC_STORM_AUTO_MS	100
+
+static uint64_t rt_storm_norm(uint64_t v)
+{
+	return v == RT_PFC_STORM_AUTO ? RT_PFC_STORM_AUTO_MS : v;
+}
+
 bool rt_setting_equal(const struct rt_setting *a, const struct rt_setting *b)
 {
 	unsigned int i;
+
+	if (a->kind == RT_SK_PFC_STORM && b->kind == RT_SK_PFC_STORM)
+		return a->n == b->n && a->n == 1 &&
+		       rt_storm_norm(a->v[0]) == rt_storm_norm(b->v[0]);
 
 	if (a->kind != b->kind || a->key != b->key || a->absent != b->absent)
 		return false;
@@ -754,6 +769,25 @@ static bool rt_pfc_en_changes(const struct rt_apply_result *res)
 	return false;
 }
 
+/*
+ * Settings a write changes as a side effect, which a restore must bring
+ * back after the restoring write: writing mlx5's np_cnp_prio also sets
+ * np_cnp_prio_mode to 0 ("configured priority").
+ */
+static void rt_snapshot_side_effects(const struct rt_nic *nic,
+				     const struct rt_state *cur,
+				     struct rt_state *snap)
+{
+	const struct rt_setting *mode;
+
+	if (nic->cc != RT_CC_MLX5 ||
+	    !rt_state_find(snap, RT_SK_CC, RT_DCQCN_CNP_PRIORITY))
+		return;
+	mode = rt_state_find(cur, RT_SK_CC, RT_CC_KEY_CNP_PRIO_MODE);
+	if (mode && snap->n < RT_SET_MAX)
+		snap->s[snap->n++] = *mode;
+}
+
 int rt_apply_nic(const struct rt_backend_ops *ops, void *ctx,
 		 const struct rt_nic *nic, const struct rt_profile *p,
 		 bool dry_run, struct rt_apply_result *res)
@@ -812,6 +846,7 @@ int rt_apply_nic(const struct rt_backend_ops *ops, void *ctx,
 		}
 		snap->s[snap->n++] = ch->old;
 	}
+	rt_snapshot_side_effects(nic, &ns->st, snap);
 	if (rt_pfc_en_changes(res) && !strcmp(nic->id.driver, "mlx5_core"))
 		rt_fmt(res->warning, sizeof(res->warning),
 			 "changing the PFC priorities of %s makes mlx5 take its link down and up",

@@ -398,16 +398,6 @@ static void rt_want_cc(const struct rt_profile *p, const struct rt_nic *nic,
 			continue;
 		}
 		w->v[0] = v;
-		/*
-		 * mlx5 switches the CNP priority to "configured" when it is
-		 * written; a restore must also bring back the mode.
-		 */
-		if (i == RT_DCQCN_CNP_PRIORITY && nic->cc == RT_CC_MLX5) {
-			w = rt_want_from(want, cur, RT_SK_CC,
-					 RT_CC_KEY_CNP_PRIO_MODE);
-			if (w)
-				w->v[0] = 0;
-		}
 	}
 }
 

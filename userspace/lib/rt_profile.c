@@ -76,11 +76,44 @@ static const char *const rt_pkey_names[RT_PK_DCQCN] = {
 	[RT_PK_PFC_STORM_TIMEOUT_MS] = "PFCStormTimeoutMs",
 };
 
+/* In enum rt_pkey order, from RT_PK_AGENT_ON_DRIFT. */
+static const char *const rt_pkey_agent_names[RT_PK_NUM - RT_PK_AGENT_ON_DRIFT] = {
+	[RT_PK_AGENT_ON_DRIFT - RT_PK_AGENT_ON_DRIFT] = "OnDrift",
+	[RT_PK_AGENT_MAX_REAPPLIES - RT_PK_AGENT_ON_DRIFT] = "MaxReapplies",
+	[RT_PK_AGENT_REAPPLY_WINDOW_SEC - RT_PK_AGENT_ON_DRIFT] =
+		"ReapplyWindowSec",
+	[RT_PK_AGENT_POLL_INTERVAL_SEC - RT_PK_AGENT_ON_DRIFT] =
+		"PollIntervalSec",
+	[RT_PK_WD_ACTION - RT_PK_AGENT_ON_DRIFT] = "Action",
+	[RT_PK_WD_STORM_MS - RT_PK_AGENT_ON_DRIFT] = "StormMs",
+	[RT_PK_WD_RESTORE_AFTER_MS - RT_PK_AGENT_ON_DRIFT] = "RestoreAfterMs",
+	[RT_PK_WD_TIMEOUT_MS - RT_PK_AGENT_ON_DRIFT] = "TimeoutMs",
+};
+
+const char *rt_on_drift_name(enum rt_on_drift d)
+{
+	return d == RT_DRIFT_REPORT ? "report" : "reapply";
+}
+
+const char *rt_wd_action_name(enum rt_wd_action a)
+{
+	switch (a) {
+	case RT_WD_TIMEOUT:
+		return "timeout";
+	case RT_WD_DISABLE_PFC:
+		return "disable-pfc";
+	default:
+		return "alert";
+	}
+}
+
 enum rt_psec {
 	RT_SEC_NONE,		/* before the first section */
 	RT_SEC_MATCH,
 	RT_SEC_LOSSLESS,
 	RT_SEC_DCQCN,
+	RT_SEC_AGENT,
+	RT_SEC_WATCHDOG,
 	RT_SEC_BAD,		/* after an unknown or malformed header */
 };
 
@@ -88,7 +121,12 @@ static const char *const rt_sec_names[] = {
 	[RT_SEC_MATCH] = "Match",
 	[RT_SEC_LOSSLESS] = "Lossless",
 	[RT_SEC_DCQCN] = "DCQCN",
+	[RT_SEC_AGENT] = "Agent",
+	[RT_SEC_WATCHDOG] = "Watchdog",
 };
+
+#define RT_SEC_LIST	"[Match], [Lossless], [DCQCN], [Agent] or [Watchdog]"
+
 
 static enum rt_psec rt_pkey_sec(enum rt_pkey k)
 {
@@ -96,15 +134,21 @@ static enum rt_psec rt_pkey_sec(enum rt_pkey k)
 		return RT_SEC_MATCH;
 	if (k < RT_PK_DCQCN)
 		return RT_SEC_LOSSLESS;
-	return RT_SEC_DCQCN;
+	if (k < RT_PK_AGENT_ON_DRIFT)
+		return RT_SEC_DCQCN;
+	if (k < RT_PK_WD_ACTION)
+		return RT_SEC_AGENT;
+	return RT_SEC_WATCHDOG;
 }
 
 const char *rt_pkey_name(enum rt_pkey k)
 {
 	if ((unsigned int)k < RT_PK_DCQCN)
 		return rt_pkey_names[k];
-	if ((unsigned int)k < RT_PK_NUM)
+	if ((unsigned int)k < RT_PK_AGENT_ON_DRIFT)
 		return rt_dcqcn_keys[k - RT_PK_DCQCN].key;
+	if ((unsigned int)k < RT_PK_NUM)
+		return rt_pkey_agent_names[k - RT_PK_AGENT_ON_DRIFT];
 	return NULL;
 }
 
@@ -771,8 +815,76 @@ static int rt_p_dcqcn(struct rt_pstate *st, enum rt_pkey k, const char *v)
 	return 0;
 }
 
+static int rt_p_agent(struct rt_pstate *st, enum rt_pkey k, const char *v)
+{
+	struct rt_profile *p = st->p;
+	uint64_t n;
+
+	switch (k) {
+	case RT_PK_AGENT_ON_DRIFT:
+		if (!strcmp(v, "reapply")) {
+			p->on_drift = RT_DRIFT_REAPPLY;
+		} else if (!strcmp(v, "report")) {
+			p->on_drift = RT_DRIFT_REPORT;
+		} else {
+			rt_kerr(st, st->lineno, k, v,
+				"not a drift policy (reapply or report)");
+			return -1;
+		}
+		return 0;
+	case RT_PK_AGENT_MAX_REAPPLIES:
+		if (rt_scalar(st, k, v, 0, 1000, "0: never re-apply", &n))
+			return -1;
+		p->max_reapplies = (uint32_t)n;
+		return 0;
+	case RT_PK_AGENT_REAPPLY_WINDOW_SEC:
+		if (rt_scalar(st, k, v, 1, 86400, "seconds", &n))
+			return -1;
+		p->reapply_window_s = (uint32_t)n;
+		return 0;
+	case RT_PK_AGENT_POLL_INTERVAL_SEC:
+		if (rt_scalar(st, k, v, 1, 3600, "seconds", &n))
+			return -1;
+		p->poll_interval_s = (uint32_t)n;
+		return 0;
+	case RT_PK_WD_ACTION:
+		if (!strcmp(v, "alert")) {
+			p->wd_action = RT_WD_ALERT;
+		} else if (!strcmp(v, "timeout")) {
+			p->wd_action = RT_WD_TIMEOUT;
+		} else if (!strcmp(v, "disable-pfc")) {
+			p->wd_action = RT_WD_DISABLE_PFC;
+		} else {
+			rt_kerr(st, st->lineno, k, v,
+				"not a storm action (alert, timeout or disable-pfc)");
+			return -1;
+		}
+		return 0;
+	case RT_PK_WD_STORM_MS:
+		if (rt_scalar(st, k, v, RT_WD_STORM_MIN_MS, RT_WD_STORM_MAX_MS,
+			      "the module's storm-ms range", &n))
+			return -1;
+		p->wd_storm_ms = (uint32_t)n;
+		return 0;
+	case RT_PK_WD_RESTORE_AFTER_MS:
+		if (rt_scalar(st, k, v, 0, 86400000, "milliseconds", &n))
+			return -1;
+		p->wd_restore_after_ms = (uint32_t)n;
+		return 0;
+	default:	/* RT_PK_WD_TIMEOUT_MS */
+		if (rt_scalar(st, k, v, RT_PFC_STORM_MIN_MS,
+			      RT_PFC_STORM_MAX_MS, "mlx5 pfc-prevention-tout",
+			      &n))
+			return -1;
+		p->wd_timeout_ms = (uint16_t)n;
+		return 0;
+	}
+}
+
 static int rt_p_value(struct rt_pstate *st, enum rt_pkey k, const char *v)
 {
+	if (k >= RT_PK_AGENT_ON_DRIFT)
+		return rt_p_agent(st, k, v);
 	switch (k) {
 	case RT_PK_MATCH_NAME:
 	case RT_PK_MATCH_DRIVER:
@@ -833,6 +945,22 @@ static const char *rt_allowed(enum rt_pkey k, char *buf, size_t len)
 		return "decimal 1..999";
 	case RT_PK_PFC_STORM_TIMEOUT_MS:
 		return "decimal 80..8000, auto or off";
+	case RT_PK_AGENT_ON_DRIFT:
+		return "reapply or report";
+	case RT_PK_AGENT_MAX_REAPPLIES:
+		return "decimal 0..1000";
+	case RT_PK_AGENT_REAPPLY_WINDOW_SEC:
+		return "decimal 1..86400";
+	case RT_PK_AGENT_POLL_INTERVAL_SEC:
+		return "decimal 1..3600";
+	case RT_PK_WD_ACTION:
+		return "alert, timeout or disable-pfc";
+	case RT_PK_WD_STORM_MS:
+		return "decimal 10..600000";
+	case RT_PK_WD_RESTORE_AFTER_MS:
+		return "decimal 0..86400000";
+	case RT_PK_WD_TIMEOUT_MS:
+		return "decimal 80..8000";
 	default:
 		dk = &rt_dcqcn_keys[k - RT_PK_DCQCN];
 		if (dk->boolean)
@@ -853,6 +981,10 @@ static const char *rt_sec_keys(enum rt_psec s)
 		return "Trust, PFC, DSCPToPriority, PriorityToTC, "
 		       "ETSBandwidth, TSA, MaxRateMbps, BufferSizeBytes, "
 		       "PriorityToBuffer, CableLengthMeters, PFCStormTimeoutMs";
+	case RT_SEC_AGENT:
+		return "OnDrift, MaxReapplies, ReapplyWindowSec, PollIntervalSec";
+	case RT_SEC_WATCHDOG:
+		return "Action, StormMs, RestoreAfterMs, TimeoutMs";
 	default:
 		return "see the [DCQCN] table of Documentation/profiles.rst";
 	}
@@ -899,7 +1031,7 @@ static int rt_handler(void *user, const char *section, const char *name,
 				key, rt_show(&b, v), rt_pkey_section(other));
 		else
 			rt_perr(st, st->lineno,
-				"%s=%s: key outside a section (keys go in [Match], [Lossless] or [DCQCN])",
+				"%s=%s: key outside a section (keys go in " RT_SEC_LIST ")",
 				key, rt_show(&b, v));
 		return 1;
 	}
@@ -964,12 +1096,12 @@ static void rt_section(struct rt_pstate *st, char *s)
 	if (s[n - 1] != ']' || strchr(s + 1, '[') ||
 	    strchr(s, ']') != s + n - 1) {
 		rt_perr(st, st->lineno,
-			"%s: malformed section header ([Match], [Lossless] or [DCQCN] alone on the line)",
+			"%s: malformed section header (" RT_SEC_LIST " alone on the line)",
 			rt_show(&b, s));
 		return;
 	}
 	s[n - 1] = '\0';
-	for (i = RT_SEC_MATCH; i <= RT_SEC_DCQCN; i++) {
+	for (i = RT_SEC_MATCH; i < RT_SEC_BAD; i++) {
 		if (!strcmp(s + 1, rt_sec_names[i])) {
 			st->sec = i;
 			if (i == RT_SEC_MATCH)
@@ -979,7 +1111,7 @@ static void rt_section(struct rt_pstate *st, char *s)
 	}
 	if (st->sec == RT_SEC_BAD)
 		rt_perr(st, st->lineno,
-			"[%s]: unknown section ([Match], [Lossless] or [DCQCN]; section names are case-sensitive)",
+			"[%s]: unknown section (" RT_SEC_LIST "; section names are case-sensitive)",
 			rt_show(&b, s + 1));
 	s[n - 1] = ']';
 }
@@ -1154,6 +1286,23 @@ static void rt_check_profile(struct rt_pstate *st)
 				"without TSA= every TC is ets");
 	}
 
+	if (rt_profile_has(p, RT_PK_WD_TIMEOUT_MS) &&
+	    !st->bad[RT_PK_WD_TIMEOUT_MS] && !st->bad[RT_PK_WD_ACTION] &&
+	    p->wd_action != RT_WD_TIMEOUT) {
+		if (rt_profile_has(p, RT_PK_WD_ACTION))
+			rt_kerr(st, p->line[RT_PK_WD_TIMEOUT_MS],
+				RT_PK_WD_TIMEOUT_MS,
+				st->text[RT_PK_WD_TIMEOUT_MS],
+				"only used by Action=timeout (Action=%s is on line %u)",
+				rt_show(&b, st->text[RT_PK_WD_ACTION]),
+				p->line[RT_PK_WD_ACTION]);
+		else
+			rt_kerr(st, p->line[RT_PK_WD_TIMEOUT_MS],
+				RT_PK_WD_TIMEOUT_MS,
+				st->text[RT_PK_WD_TIMEOUT_MS],
+				"only used by Action=timeout (Action= is not given: alert)");
+	}
+
 	if (rt_profile_has(p, RT_PK_DCQCN + RT_DCQCN_MIN_RATE_MBPS) &&
 	    rt_profile_has(p, RT_PK_DCQCN + RT_DCQCN_MAX_RATE_MBPS) &&
 	    !st->bad[RT_PK_DCQCN + RT_DCQCN_MIN_RATE_MBPS] &&
@@ -1183,6 +1332,13 @@ static void rt_profile_init(struct rt_profile *p, const char *path)
 		p->dscp_prio[i] = -1;
 	for (i = 0; i < RT_NTC; i++)
 		p->tsa[i] = RT_TSA_ETS;
+	p->on_drift = RT_DRIFT_REAPPLY;
+	p->max_reapplies = RT_AGENT_DEF_MAX_REAPPLIES;
+	p->reapply_window_s = RT_AGENT_DEF_REAPPLY_WINDOW_S;
+	p->poll_interval_s = RT_AGENT_DEF_POLL_INTERVAL_S;
+	p->wd_action = RT_WD_ALERT;
+	p->wd_restore_after_ms = RT_WD_DEF_RESTORE_AFTER_MS;
+	p->wd_timeout_ms = RT_WD_DEF_TIMEOUT_MS;
 }
 
 int rt_profile_parse_fp(FILE *f, const char *path, struct rt_profile *p,

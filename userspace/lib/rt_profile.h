@@ -3,8 +3,9 @@
  * rocetune user-space library: tuning profiles.
  *
  * A profile is a systemd-style INI file (parsed with libinih) with the
- * sections [Match], [Lossless] and [DCQCN]; Documentation/profiles.rst is
- * the reference of every key.  Files are read from a directory
+ * sections [Match], [Lossless] and [DCQCN], and [Agent] and [Watchdog]
+ * for the agent rocetuned; Documentation/profiles.rst is the reference of
+ * every key.  Files are read from a directory
  * (/etc/rocetune, or $ROCETUNE_PROFILE_DIR) in lexical order of their
  * names, *.conf only; the profile of a NIC is the first one whose [Match]
  * matches it.
@@ -88,6 +89,32 @@ struct rt_dcqcn_key {
 
 extern const struct rt_dcqcn_key rt_dcqcn_keys[RT_DCQCN_NUM];
 
+/* [Agent] OnDrift= */
+enum rt_on_drift {
+	RT_DRIFT_REAPPLY,
+	RT_DRIFT_REPORT,
+};
+
+/* [Watchdog] Action= */
+enum rt_wd_action {
+	RT_WD_ALERT,		/* log and count only */
+	RT_WD_TIMEOUT,		/* set pfc-prevention-tout to TimeoutMs= */
+	RT_WD_DISABLE_PFC,	/* PFC off on the storming priority */
+};
+
+/* Defaults of the [Agent] and [Watchdog] keys. */
+#define RT_AGENT_DEF_MAX_REAPPLIES	5
+#define RT_AGENT_DEF_REAPPLY_WINDOW_S	300
+#define RT_AGENT_DEF_POLL_INTERVAL_S	30
+#define RT_WD_DEF_RESTORE_AFTER_MS	5000
+#define RT_WD_DEF_TIMEOUT_MS		100
+#define RT_WD_STORM_MIN_MS		10	/* the module's range */
+#define RT_WD_STORM_MAX_MS		600000
+
+/* "reapply", "report"; "alert", "timeout", "disable-pfc" */
+const char *rt_on_drift_name(enum rt_on_drift d);
+const char *rt_wd_action_name(enum rt_wd_action a);
+
 /*
  * Every key of a profile.  struct rt_profile records the line of each
  * key's (last) assignment in line[]; 0 means the key was not given.
@@ -112,7 +139,17 @@ enum rt_pkey {
 	RT_PK_PFC_STORM_TIMEOUT_MS,
 	/* [DCQCN]: RT_PK_DCQCN + enum rt_dcqcn_param */
 	RT_PK_DCQCN,
-	RT_PK_NUM = RT_PK_DCQCN + RT_DCQCN_NUM
+	/* [Agent] (rocetuned; Documentation/agent.rst) */
+	RT_PK_AGENT_ON_DRIFT = RT_PK_DCQCN + RT_DCQCN_NUM,
+	RT_PK_AGENT_MAX_REAPPLIES,
+	RT_PK_AGENT_REAPPLY_WINDOW_SEC,
+	RT_PK_AGENT_POLL_INTERVAL_SEC,
+	/* [Watchdog] (rocetuned: pause-storm actions) */
+	RT_PK_WD_ACTION,
+	RT_PK_WD_STORM_MS,
+	RT_PK_WD_RESTORE_AFTER_MS,
+	RT_PK_WD_TIMEOUT_MS,
+	RT_PK_NUM
 };
 
 #define RT_PK_MATCH_NUM		4
@@ -150,6 +187,18 @@ struct rt_profile {
 
 	/* [DCQCN] */
 	uint32_t dcqcn[RT_DCQCN_NUM];
+
+	/* [Agent]: what rocetuned does about drift (defaults when not given) */
+	enum rt_on_drift on_drift;	/* OnDrift=, RT_DRIFT_REAPPLY */
+	uint32_t max_reapplies;		/* MaxReapplies=, RT_AGENT_DEF_* */
+	uint32_t reapply_window_s;	/* ReapplyWindowSec= */
+	uint32_t poll_interval_s;	/* PollIntervalSec= */
+
+	/* [Watchdog]: rocetuned's pause-storm action */
+	enum rt_wd_action wd_action;	/* Action=, RT_WD_ALERT */
+	uint32_t wd_storm_ms;		/* StormMs=, 0: the module's own */
+	uint32_t wd_restore_after_ms;	/* RestoreAfterMs= */
+	uint16_t wd_timeout_ms;		/* TimeoutMs= */
 };
 
 /* rt_profile_has() - @key was given in @p. */

@@ -202,7 +202,7 @@ static void sections_and_keys(void **state)
 	(void)state;
 	/* An unknown section is one error, its keys are not more. */
 	expect_one_err("[Match]\n[PFC]\nEnable=1\nFoo=2\n", 2,
-		       "[PFC]: unknown section ([Match], [Lossless] or [DCQCN]");
+		       "[PFC]: unknown section ([Match], [Lossless], [DCQCN], [Agent] or [Watchdog]");
 	expect_one_err("[Match]\n[]\n", 2, "unknown section");
 	expect_one_err("Trust=dscp\n[Match]\n", 1,
 		       "Trust=dscp: key outside a section (it belongs in [Lossless])");
@@ -1028,6 +1028,70 @@ static unsigned int check_good(const char *dir)
 	return failed;
 }
 
+/* ---- [Agent] and [Watchdog] (rocetuned) ---- */
+
+static void agent_keys(void **state)
+{
+	(void)state;
+	/* Defaults when not given. */
+	expect_ok("[Match]\n");
+	assert_int_equal(prof.on_drift, RT_DRIFT_REAPPLY);
+	assert_int_equal(prof.max_reapplies, RT_AGENT_DEF_MAX_REAPPLIES);
+	assert_int_equal(prof.reapply_window_s, RT_AGENT_DEF_REAPPLY_WINDOW_S);
+	assert_int_equal(prof.poll_interval_s, RT_AGENT_DEF_POLL_INTERVAL_S);
+	assert_int_equal(prof.wd_action, RT_WD_ALERT);
+	assert_int_equal(prof.wd_storm_ms, 0);
+	assert_int_equal(prof.wd_restore_after_ms, RT_WD_DEF_RESTORE_AFTER_MS);
+
+	expect_ok("[Match]\n[Agent]\nOnDrift=report\nMaxReapplies=0\n"
+		  "ReapplyWindowSec=86400\nPollIntervalSec=1\n");
+	assert_int_equal(prof.on_drift, RT_DRIFT_REPORT);
+	assert_int_equal(prof.max_reapplies, 0);
+	assert_int_equal(prof.reapply_window_s, 86400);
+	assert_int_equal(prof.poll_interval_s, 1);
+	assert_int_equal(prof.line[RT_PK_AGENT_POLL_INTERVAL_SEC], 6);
+	assert_string_equal(rt_on_drift_name(prof.on_drift), "report");
+
+	expect_ok("[Match]\n[Watchdog]\nAction=timeout\nStormMs=10\n"
+		  "RestoreAfterMs=0\nTimeoutMs=8000\n");
+	assert_int_equal(prof.wd_action, RT_WD_TIMEOUT);
+	assert_int_equal(prof.wd_storm_ms, 10);
+	assert_int_equal(prof.wd_restore_after_ms, 0);
+	assert_int_equal(prof.wd_timeout_ms, 8000);
+	assert_string_equal(rt_wd_action_name(prof.wd_action), "timeout");
+	expect_ok("[Match]\n[Watchdog]\nAction=disable-pfc\n");
+	assert_string_equal(rt_wd_action_name(prof.wd_action), "disable-pfc");
+	assert_string_equal(rt_pkey_section(RT_PK_WD_ACTION), "Watchdog");
+	assert_string_equal(rt_pkey_section(RT_PK_AGENT_ON_DRIFT), "Agent");
+	assert_int_equal(rt_pkey_lookup("Watchdog", "TimeoutMs"),
+			 RT_PK_WD_TIMEOUT_MS);
+
+	expect_one_err("[Match]\n[Agent]\nOnDrift=fix\n", 3,
+		       "[Agent] OnDrift=fix: not a drift policy (reapply or report)");
+	expect_one_err("[Match]\n[Agent]\nMaxReapplies=1001\n", 3,
+		       "out of range (decimal 0..1000");
+	expect_one_err("[Match]\n[Agent]\nReapplyWindowSec=0\n", 3,
+		       "out of range (decimal 1..86400");
+	expect_one_err("[Match]\n[Agent]\nPollIntervalSec=30s\n", 3,
+		       "not a decimal number");
+	expect_one_err("[Match]\n[Watchdog]\nAction=pause\n", 3,
+		       "not a storm action (alert, timeout or disable-pfc)");
+	expect_one_err("[Match]\n[Watchdog]\nStormMs=9\n", 3,
+		       "out of range (decimal 10..600000");
+	expect_one_err("[Match]\n[Watchdog]\nTimeoutMs=79\nAction=timeout\n",
+		       3, "out of range (decimal 80..8000");
+	expect_one_err("[Match]\n[Watchdog]\nTimeoutMs=100\n", 3,
+		       "only used by Action=timeout (Action= is not given");
+	expect_one_err("[Match]\n[Watchdog]\nAction=alert\nTimeoutMs=100\n",
+		       4, "only used by Action=timeout (Action=alert is on line 3)");
+	expect_one_err("[Match]\n[Agent]\nAction=alert\n", 3,
+		       "key in the wrong section (it belongs in [Watchdog])");
+	expect_one_err("[Match]\n[Watchdog]\nOnDrift=report\n", 3,
+		       "it belongs in [Agent]");
+	expect_one_err("[Match]\n[Watchdog]\nAction=\n", 3,
+		       "needs a value (alert, timeout or disable-pfc)");
+}
+
 static void corpus_good(void **state)
 {
 	struct rt_profile_set set;
@@ -1084,6 +1148,7 @@ int main(void)
 		cmocka_unit_test(load_dir),
 		cmocka_unit_test(load_dir_too_many),
 		cmocka_unit_test(profile_dir_env),
+		cmocka_unit_test(agent_keys),
 		cmocka_unit_test(corpus_bad),
 		cmocka_unit_test(corpus_good),
 	};

@@ -12,7 +12,15 @@
  *
  * Every function returns 0 or a negative errno; on failure @msg (of @len
  * bytes, may be NULL) holds a message such as
- *	"rsim3: DCB PFC set: the driver refused it: Invalid argument (EINVAL)"
+ *	"rsim3: DCB PFC set: refused by the driver: Invalid argument (EINVAL)"
+ *
+ * dcbnl silently ignores a setting whose driver op is missing (maxrate or
+ * buffer on bnxt, say) and reports success: check the has_* flags of
+ * rt_dcb_get() first, and read back.
+ *
+ * A request is over only once its ACK has been read; answers of other
+ * sequence numbers and multicast notifications that reach the socket
+ * meanwhile are discarded, so listen for RTNLGRP_DCB on another socket.
  */
 #ifndef RT_DCB_H
 #define RT_DCB_H
@@ -23,6 +31,7 @@
 #include <linux/dcbnl.h>
 
 struct rt_dcb;
+struct nlmsghdr;
 
 /* What RTM_GETDCB DCB_CMD_IEEE_GET returned for one interface. */
 struct rt_dcb_state {
@@ -66,7 +75,11 @@ int rt_dcb_app_add(struct rt_dcb *dcb, const char *ifname, uint8_t dscp,
 		   uint8_t prio, char *msg, size_t len);
 int rt_dcb_app_del(struct rt_dcb *dcb, const char *ifname, uint8_t dscp,
 		   uint8_t prio, char *msg, size_t len);
-/* -EOPNOTSUPP with a message when the kernel has no apptrust (< 6.2). */
+/*
+ * -EOPNOTSUPP with a message when the kernel has no apptrust (< 6.2) or
+ * the driver has none; found by an IEEE get first, since a 6.1 kernel
+ * would silently ignore the trust table and report success.
+ */
 int rt_dcb_set_apptrust(struct rt_dcb *dcb, const char *ifname,
 			const uint8_t *sel, unsigned int nsel, char *msg,
 			size_t len);
@@ -76,6 +89,31 @@ int rt_dcb_set_apptrust(struct rt_dcb *dcb, const char *ifname,
  * carries (0 for success).  Exposed for the unit tests.
  */
 int rt_dcb_decode_status(uint8_t v);
+
+/*
+ * rt_dcb_parse_ieee() - parse an RTM_GETDCB DCB_CMD_IEEE_GET reply into
+ * @st (all of it reset first; dscp_prio[] -1 where no entry; of several
+ * entries for one DSCP the first is kept and counted in dscp_dups).
+ * dcbx is the reply's DCB_ATTR_DCBX (rt_dcb_get() then asks GDCBX).
+ * Returns 0 or -EPROTO (not such a reply, or a short attribute).
+ * Exposed for the unit tests.
+ */
+int rt_dcb_parse_ieee(const struct nlmsghdr *nlh, struct rt_dcb_state *st);
+
+/* Who refused a request. */
+enum rt_dcb_origin {
+	RT_DCB_KERNEL,		/* dcbnl itself, in the netlink ACK */
+	RT_DCB_DRIVER,		/* the driver, in the reply's status byte */
+};
+
+/*
+ * rt_dcb_format_error() - the message of a refused request @what ("PFC
+ * set") on @ifname: errno @err (sign ignored), @extack the kernel's
+ * extended ACK message or NULL.  Exposed for the unit tests.
+ */
+void rt_dcb_format_error(char *msg, size_t len, const char *ifname,
+			 const char *what, int err, enum rt_dcb_origin who,
+			 const char *extack);
 
 /*
  * rt_dcb_fd() - the socket, for a caller that wants RTNLGRP_DCB

@@ -10,7 +10,11 @@
 #   make bench       build the benchmarks' helpers (bench/README runs them)
 #   make vm-shell    interactive shell in the test VM on KVER
 #   make install     install the module for the running kernel and the tools
+#                    (install-kmod + install-tools; DESTDIR, PREFIX)
+#   make uninstall   remove what make install installed
 #   make dkms-install register the module with DKMS (rebuilt for new kernels)
+#   make dkms-remove unregister it and remove its source from /usr/src
+#   make deb         Debian packages rocetune and rocetune-dkms in build/deb/
 #
 # KVER selects a kernel: a full release or a prefix (6.1, 6.12).  The
 # default is the running kernel when its headers exist, else the newest
@@ -21,7 +25,18 @@ KVER ?=
 VM_KVER := $(if $(KVER),$(KVER),6.1)
 DESTDIR ?=
 PREFIX ?= /usr
+SYSCONFDIR ?= /etc
+SBINDIR = $(PREFIX)/sbin
+UDEVDIR ?= $(PREFIX)/lib/udev
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+MODLOADDIR ?= $(PREFIX)/lib/modules-load.d
 DKMS_SRC ?= /usr/src
+# Kernels that make dkms-install builds for: KVER, else every kernel with
+# headers (dkms skips those outside BUILD_EXCLUSIVE_KERNEL).
+DKMS_KVERS = $(if $(KVER),$(shell scripts/kver.sh $(KVER)),$(patsubst \
+	/lib/modules/%/build,%,$(wildcard /lib/modules/*/build)))
+# Paths written into the udev rules and the units.
+SUBST := sed -e 's|@SBINDIR@|$(SBINDIR)|g' -e 's|@UDEVLIBDIR@|$(UDEVDIR)|g'
 
 all: kmod userspace
 
@@ -68,19 +83,76 @@ demo: deps
 	$(MAKE) -C userspace
 	selftests/vm/run.sh -k $(VM_KVER) -x scripts/demo.sh
 
-install: all
-	$(MAKE) -C kmod KVER=$(KVER) modules_install
-	depmod -a $(shell scripts/kver.sh $(KVER))
-	install -D -m 0755 build/userspace/rocetune $(DESTDIR)$(PREFIX)/sbin/rocetune
+install: install-kmod install-tools
 
+# The module for KVER into /lib/modules/KVER/updates (under DESTDIR; depmod
+# only without DESTDIR: a packager runs it on the target).
+install-kmod: kmod
+	$(MAKE) -C kmod KVER=$(KVER) INSTALL_MOD_PATH=$(DESTDIR) modules_install
+	$(if $(DESTDIR),,depmod -a $(shell scripts/kver.sh $(KVER)))
+
+# The CLI, man pages, completion, udev rules and helper, the apply unit,
+# modules-load.d and the example profiles (an existing /etc/rocetune file,
+# perhaps edited, is never overwritten).
+install-tools: userspace
+	$(MAKE) -C userspace install DESTDIR=$(DESTDIR) PREFIX=$(PREFIX)
+	install -d $(DESTDIR)$(UDEVDIR)/rules.d $(DESTDIR)$(UNITDIR) \
+		$(DESTDIR)$(MODLOADDIR) $(DESTDIR)$(SYSCONFDIR)/rocetune
+	$(SUBST) udev/90-rocetune.rules > $(DESTDIR)$(UDEVDIR)/rules.d/90-rocetune.rules
+	install -m 0755 udev/rocetune-udev-wants $(DESTDIR)$(UDEVDIR)/rocetune-udev-wants
+	$(SUBST) udev/rocetune-apply@.service > '$(DESTDIR)$(UNITDIR)/rocetune-apply@.service'
+	install -m 0644 udev/rocetune.conf $(DESTDIR)$(MODLOADDIR)/rocetune.conf
+	@for f in $(wildcard profiles/*.conf); do \
+		t=$(DESTDIR)$(SYSCONFDIR)/rocetune/$${f##*/}; \
+		if [ -e "$$t" ]; then echo "install: keeping $$t"; \
+		else echo "install -m 0644 $$f $$t"; install -m 0644 "$$f" "$$t"; fi; \
+	done
+	$(if $(DESTDIR),,if [ -d /run/systemd/system ]; then systemctl daemon-reload; fi)
+
+# Profiles are removed only when they are still the examples as shipped.
+uninstall:
+	rm -f $(DESTDIR)$(SBINDIR)/rocetune \
+		$(addprefix $(DESTDIR)$(PREFIX)/share/man/man8/,$(notdir $(wildcard userspace/man/*.8))) \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/rocetune \
+		$(DESTDIR)$(UDEVDIR)/rules.d/90-rocetune.rules \
+		$(DESTDIR)$(UDEVDIR)/rocetune-udev-wants \
+		'$(DESTDIR)$(UNITDIR)/rocetune-apply@.service' \
+		$(DESTDIR)$(MODLOADDIR)/rocetune.conf
+	@for f in $(wildcard profiles/*.conf); do \
+		t=$(DESTDIR)$(SYSCONFDIR)/rocetune/$${f##*/}; \
+		if cmp -s "$$f" "$$t"; then rm -f "$$t"; \
+		elif [ -e "$$t" ]; then echo "uninstall: keeping edited $$t"; fi; \
+	done
+	-rmdir $(DESTDIR)$(SYSCONFDIR)/rocetune 2> /dev/null
+	rm -f $(DESTDIR)/lib/modules/$(shell scripts/kver.sh $(KVER))/updates/rocetune.ko*
+	$(if $(DESTDIR),,depmod -a $(shell scripts/kver.sh $(KVER)))
+	$(if $(DESTDIR),,if [ -d /run/systemd/system ]; then systemctl daemon-reload; fi)
+
+# DKMS: the source in /usr/src/rocetune-VERSION, built and installed for
+# DKMS_KVERS (and by dkms for every kernel installed later).  A version
+# already registered is replaced, so the current source is built.
 dkms-install:
-	scripts/dkms-src.sh $(DESTDIR)$(DKMS_SRC)
+	scripts/dkms-src.sh $(DKMS_SRC) > /dev/null
+	if dkms status -m rocetune -v $(VERSION) | grep -q .; then \
+		dkms remove -m rocetune -v $(VERSION) --all; fi
 	dkms add -m rocetune -v $(VERSION)
-	dkms install -m rocetune -v $(VERSION)
+	for k in $(DKMS_KVERS); do \
+		dkms install -m rocetune -v $(VERSION) -k $$k || \
+		[ $$? = 77 ] || exit 1; \
+	done
+
+dkms-remove:
+	if dkms status -m rocetune -v $(VERSION) | grep -q .; then \
+		dkms remove -m rocetune -v $(VERSION) --all; fi
+	rm -rf $(DKMS_SRC)/rocetune-$(VERSION)
+
+deb:
+	scripts/deb.sh
 
 clean:
 	rm -rf build
 	$(MAKE) -C userspace clean
 
 .PHONY: all deps kmod userspace unit checkpatch sparse shellcheck check \
-	vm-test vm-shell demo install dkms-install clean
+	vm-test vm-shell demo install install-kmod install-tools uninstall \
+	dkms-install dkms-remove deb clean

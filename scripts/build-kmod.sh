@@ -24,6 +24,19 @@ MODULE_DIRS=${MODULE_DIRS:-"kmod selftests/harness selftests/rocetune_sim"}
 mkdir -p "$out"
 cp "$top/VERSION" "$out/VERSION"
 
+# kbuild cannot build in a directory whose path has a space ("building
+# multiple external modules is not supported"): it is then given the
+# build directory through a symlink of a path without one.
+kb=$out
+case $out in
+*[[:space:]]*)
+	link=$(mktemp -d)
+	trap 'rm -rf "$link"' EXIT
+	ln -s "$out" "$link/build"
+	kb=$link/build
+	;;
+esac
+
 status=0
 for d in $MODULE_DIRS; do
 	mkdir -p "$out/$d"
@@ -31,7 +44,7 @@ for d in $MODULE_DIRS; do
 	(cd "$top/$d" && find . -type f \( -name '*.[ch]' -o -name Kbuild \) -print0 |
 		cpio --null -pdmu --quiet "$out/$d")
 	log=$out/$d/build.log
-	if ! make -C "$kdir" M="$out/$d" CONFIG_ROCETUNE=m W=1 modules > "$log" 2>&1; then
+	if ! make -C "$kdir" M="$kb/$d" CONFIG_ROCETUNE=m W=1 modules > "$log" 2>&1; then
 		cat "$log" >&2
 		echo "build-kmod: $d failed to build for $kver" >&2
 		status=1
@@ -43,10 +56,10 @@ for d in $MODULE_DIRS; do
 	fi
 	if [ "$sparse" = 1 ]; then
 		slog=$out/$d/sparse.log
-		make -C "$kdir" M="$out/$d" CONFIG_ROCETUNE=m W=1 C=2 \
+		make -C "$kdir" M="$kb/$d" CONFIG_ROCETUNE=m W=1 C=2 \
 			modules > "$slog" 2>&1 || status=1
 		# Reports about our files only: header noise is the kernel's.
-		if grep -E "^$out/$d/[^:]+:[0-9]+:[0-9]+: (warning|error):" "$slog" >&2; then
+		if grep -E "^$kb/$d/[^:]+:[0-9]+:[0-9]+: (warning|error):" "$slog" >&2; then
 			echo "build-kmod: sparse reports in $d for $kver" >&2
 			status=1
 		fi

@@ -11,13 +11,24 @@ kver=$("$top/scripts/kver.sh" "${1:-}")
 version=$(cat "$top/VERSION")
 base=$top/build/dkms/$kver
 rm -rf "$base"
-mkdir -p "$base/tree" "$base/install"
-"$top/scripts/dkms-src.sh" "$base/src" > /dev/null
+mkdir -p "$base"
+# Neither dkms nor kbuild can work in a path with a space (a symlink does
+# not help: make builds in the physical directory): the trees are then
+# built in a temporary directory and copied here at the end.
+dk=$base
+case $base in
+*[[:space:]]*)
+	dk=$(mktemp -d)
+	trap 'cp -a "$dk/." "$base/"; rm -rf "$dk"' EXIT
+	;;
+esac
+mkdir -p "$dk/tree" "$dk/install"
+"$top/scripts/dkms-src.sh" "$dk/src" > /dev/null
 
-opts=(--dkmstree "$base/tree" --sourcetree "$base/src" --installtree "$base/install")
+opts=(--dkmstree "$dk/tree" --sourcetree "$dk/src" --installtree "$dk/install")
 dkms add "${opts[@]}" -m rocetune -v "$version"
 dkms build "${opts[@]}" -m rocetune -v "$version" -k "$kver"
-ko=$(find "$base/tree/rocetune/$version/$kver" -name 'rocetune.ko*' | head -n 1)
+ko=$(find "$dk/tree/rocetune/$version/$kver" -name 'rocetune.ko*' | head -n 1)
 [ -n "$ko" ] || { echo "dkms-build: no rocetune.ko for $kver" >&2; exit 1; }
 modinfo -F vermagic "$ko" | grep -q "^$kver " ||
 	{ echo "dkms-build: $ko is not built for $kver" >&2; exit 1; }

@@ -3,12 +3,17 @@
 #
 # check.sh - everything "make check" runs after "make deps": builds with
 # W=1, static checks, host unit tests, DKMS builds, the VM harness'
-# self-test and the VM selftests on each kernel in KERNELS.  Every step runs
-# even when an earlier one failed; the last line is "N passed, N failed".
+# self-test, a VM test from a fresh clone in an awkward place and the VM
+# selftests on each kernel in KERNELS.  Every step runs even when an
+# earlier one failed; the last line is "N passed, N failed, N skipped"
+# (parsers may read just "N passed, N failed" at its start).
 #
 # Each step leaves TAP in build/check/ and its full output in
 # build/check/logs/.  A step that is one check counts as one test; steps
-# that print TAP (unit tests, VM suites) count each of their results.
+# that print TAP (unit tests, VM suites) count each of their results, the
+# sub-tests of a VM test script one by one, and a script that failed
+# without a failed sub-test (it died, timed out, fouled the kernel log)
+# as one more failure.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -92,6 +97,88 @@ tap_collect() {
 	tap_verdict "$name" "$dst" "$rc" ""
 }
 
+# newcomer KVER: what a new user does, as root, with a clone in a
+# directory of mode 0700 whose path has a space (their home directory, or
+# /tmp): build, then run VM tests there, one of which runs the CLI as an
+# unprivileged user.  The clone is of the committed HEAD.
+newcomer() {
+	local kv=$1 base clone rc
+
+	base=$(mktemp -d /tmp/rocetune-newcomer.XXXXXX) || return 1
+	chmod 0700 "$base"
+	clone="$base/a user's dir/rocetune"
+	mkdir -p "${clone%/*}"
+	chmod 0700 "${clone%/*}"
+	echo "newcomer: cloning into $clone"
+	git clone -q "$top" "$clone" &&
+		(cd "$clone" &&
+		 MODULE_DIRS=kmod scripts/build-kmod.sh "$kv" &&
+		 make -s -C userspace &&
+		 selftests/vm/run.sh -k "$kv" rocetune_load.sh cli_errors.sh)
+	rc=$?
+	cat "$clone/build/vm/$kv/results.tap" 2> /dev/null
+	rm -rf "$base"
+	return $rc
+}
+
+# tap_count TAPFILE FAILURES: print "passed failed skipped" of TAPFILE, and
+# the names of the failures to the file FAILURES.  The results of a step
+# are "ok"/"not ok" lines; a VM test script's sub-tests are its lines
+# "# ok"/"# not ok" before the script's own line.  Each sub-test counts;
+# a failed script counts once more unless one of its sub-tests failed; a
+# script without sub-tests counts once.
+tap_count() {
+	awk -v failures="$2" '
+	function name(l) {
+		sub(/^(not )?ok [0-9]* */, "", l)
+		return l
+	}
+	/^# (not )?ok [0-9]/ {
+		l = substr($0, 3)
+		if (l ~ /^not ok/)
+			fl[++nf] = name(l)
+		else if (l ~ / # SKIP/)
+			ns++
+		else
+			np++
+		next
+	}
+	/^(not )?ok / {
+		top = name($0)
+		sub(/ # .*/, "", top)
+		if (np + nf + ns == 0) {
+			if ($0 ~ /^not ok/) {
+				F++
+				print name($0) > failures
+			} else if ($0 ~ / # SKIP/) {
+				S++
+			} else {
+				P++
+			}
+		} else {
+			P += np
+			S += ns
+			F += nf
+			for (i = 1; i <= nf; i++)
+				print top ": " fl[i] > failures
+			if ($0 ~ /^not ok/ && nf == 0) {
+				F++
+				print name($0) > failures
+			}
+		}
+		np = nf = ns = 0
+	}
+	END {
+		if (np + nf + ns) {
+			F += nf + 1
+			P += np
+			S += ns
+			print "sub-test results without their script'"'"'s verdict" > failures
+		}
+		print P + 0, F + 0, S + 0
+	}' "$1"
+}
+
 kvers=()
 for k in $KERNELS; do
 	if kv=$(scripts/kver.sh "$k"); then
@@ -105,6 +192,7 @@ for kv in "${kvers[@]}"; do
 	step "kmod build W=1 ($kv)" scripts/build-kmod.sh "$kv"
 	step "kmod sparse C=2 ($kv)" scripts/build-kmod.sh -c "$kv"
 done
+step "make deps started and enabled no daemon" scripts/deps.sh --services
 step "checkpatch --strict" scripts/checkpatch.sh
 step "shellcheck" scripts/shellcheck.sh
 step "userspace build -Werror" make -C userspace
@@ -116,6 +204,8 @@ done
 if [ ${#kvers[@]} -gt 0 ]; then
 	step "VM harness catches kernel faults (${kvers[0]})" \
 		selftests/harness/check.sh "${kvers[0]}"
+	step "a clone in a 0700 directory with a space: VM tests (${kvers[0]})" \
+		newcomer "${kvers[0]}"
 fi
 # The VM suites of the kernels run side by side, one virtual CPU each:
 # much of a suite's time is spent waiting (sampling intervals, storms,
@@ -137,20 +227,17 @@ for kv in "${kvers[@]}"; do
 		"$out/logs/vm-$kv.log" "$(cat "$out/logs/vm-$kv.rc")"
 done
 
-# Count top-level results: nested TAP lines are prefixed with "# ".
 cat "$out"/[0-9]*.tap > "$out/all.tap"
-passed=$(grep -Ec '^ok ' "$out/all.tap" | head -n 1)
-skipped=$(grep -Ec '^ok .*# SKIP' "$out/all.tap" | head -n 1)
-failed=$(grep -Ec '^not ok ' "$out/all.tap" | head -n 1)
-passed=$((passed - skipped))
+read -r passed failed skipped < <(tap_count "$out/all.tap" "$out/failures")
+[ -n "${skipped:-}" ] || { echo "check: cannot count the results" >&2; exit 1; }
 echo
 if [ "$failed" -ne 0 ]; then
 	echo "Failed:"
-	grep -E '^not ok ' "$out/all.tap" | sed 's/^not ok [0-9]* /  /'
+	sed 's/^/  /' "$out/failures"
 fi
 if [ "$skipped" -ne 0 ]; then
-	echo "$passed passed, $failed failed, $skipped skipped"
-else
-	echo "$passed passed, $failed failed"
+	echo "Skipped:"
+	grep -E '^(# )?ok .* # SKIP' "$out/all.tap" | sed 's/^\(# \)\{0,1\}ok [0-9]* /  /'
 fi
+echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

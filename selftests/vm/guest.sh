@@ -38,6 +38,13 @@ setup_guest() {
 	ln -sf /proc/self/fd /dev/fd 2>/dev/null
 	hostname rt-vm
 	ip link set lo up
+	# The tests load this tree's modules (rt_modload), never the host's:
+	# no autoloading of an installed rocetune (through its genl family
+	# alias, say).
+	mkdir -p /run/modprobe.d
+	for m in rocetune rocetune_sim rt_fault; do
+		echo "install $m /bin/false"
+	done > /run/modprobe.d/rocetune-vm.conf
 	mkdir -p "$RT_OUT/dmesg"
 }
 
@@ -74,16 +81,26 @@ run_tests() {
 		echo "$n $t" > "$RT_OUT/current"
 		emit "# selftests: rocetune: $t"
 		start=$(date +%s)
+		: > "$RT_OUT/out"
 		{
 			cd "$RT_WORK/selftests" &&
 				timeout -k 10 "$RT_TIMEOUT" "./$t" < /dev/null
 			echo $? > "$RT_OUT/rc"
-		} 2>&1 | while IFS= read -r line; do emit "# $line"; done
+		} 2>&1 | while IFS= read -r line; do
+			emit "# $line"
+			echo "$line" >> "$RT_OUT/out"
+		done
 		rc=$(cat "$RT_OUT/rc")
 		secs=$(($(date +%s) - start))
+		# A script that passes must have run every sub-test it planned.
+		plan=$(sed -n 's/^1\.\.\([0-9][0-9]*\)$/\1/p' "$RT_OUT/out" | head -n 1)
+		ran=$(grep -cE '^(not )?ok [0-9]+' "$RT_OUT/out")
 		bad=$(check_dmesg "$(printf '%02d' "$n")-$name")
 		if [ -n "$bad" ]; then
 			emit "not ok $n selftests: rocetune: $t # kernel log: $bad"
+			failed=$((failed + 1))
+		elif [ "$rc" = 0 ] && [ "$ran" != "${plan:-$ran}" ]; then
+			emit "not ok $n selftests: rocetune: $t # ran $ran of $plan sub-tests"
 			failed=$((failed + 1))
 		elif [ "$rc" = 0 ]; then
 			emit "ok $n selftests: rocetune: $t # ${secs}s"
@@ -97,7 +114,7 @@ run_tests() {
 			failed=$((failed + 1))
 		fi
 	done
-	rm -f "$RT_OUT/current"
+	rm -f "$RT_OUT/current" "$RT_OUT/out"
 	[ "$failed" = 0 ]
 }
 

@@ -58,8 +58,12 @@ per_test=$(sed -n 's/^timeout=//p' "$top/selftests/settings")
 out=${out:-$top/build/vm/$kver}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
+# The guest mounts the tree at a fixed path, whatever its path here (see
+# init): RT_WORK and RT_OUT are the guest's paths.
+guest_work=/mnt/rocetune
 case "$out/" in
-"$top"/*) ;;
+"$top"/) guest_out=$guest_work ;;
+"$top"/*) guest_out=$guest_work/${out#"$top"/} ;;
 *) echo "run.sh: OUTDIR must be inside $top (the only tree the guest can write)" >&2; exit 2 ;;
 esac
 rm -rf "$out/dmesg" "$out/results.tap" "$out/status" "$out/current" "$out/rc"
@@ -67,8 +71,8 @@ rm -rf "$out/dmesg" "$out/results.tap" "$out/status" "$out/current" "$out/rc"
 quote() { printf "%s='%s'\n" "$1" "${2//\'/\'\\\'\'}"; }
 envfile=$out/rt.env
 {
-	quote RT_WORK "$top"
-	quote RT_OUT "$out"
+	quote RT_WORK "$guest_work"
+	quote RT_OUT "$guest_out"
 	quote RT_KVER "$kver"
 	quote RT_MODE "$mode"
 	quote RT_TESTS "${tests[*]}"
@@ -92,7 +96,7 @@ qemu=(qemu-system-x86_64 -accel "tcg,thread=multi" -cpu max
 	-nographic -no-reboot -nodefaults -serial stdio -monitor none -nic none
 	-kernel "$kernel" -initrd "$out/initramfs.cpio" -append "$append"
 	-virtfs "local,path=/,mount_tag=root,security_model=none,readonly=on,multidevs=remap"
-	-virtfs "local,path=$top,mount_tag=work,security_model=none,multidevs=remap")
+	-virtfs "local,path=${top//,/,,},mount_tag=work,security_model=none,multidevs=remap")
 
 echo "rt-vm: booting $kver ($mode) under QEMU/TCG; log in ${out#"$top"/}/console.log" >&2
 started=$(date +%s)

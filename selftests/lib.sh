@@ -7,7 +7,16 @@
 # this file and calls rt_run_tests.  Each test function sets RET=0, checks
 # with check_err/check_fail and ends with log_test "description", which
 # prints one TAP line.  Exit status follows kselftest: 0 pass, 1 fail,
-# 4 skip.
+# 4 skip.  Skipping is only for a documented "this kernel lacks the
+# feature": a setup that fails (a module that does not load, a wire that
+# does not come up, a tool that is missing or does not run) fails.
+#
+# pipefail: "producer | checker" fails when the producer fails, as jq and
+# friends succeed on empty input.  Never end such a pipeline in "grep -q"
+# or "head": their early exit kills the producer with SIGPIPE, which then
+# fails the pipeline.  An empty output is no result: see rt_json and
+# check_same.
+set -o pipefail
 
 KSFT_PASS=0
 KSFT_FAIL=1
@@ -15,8 +24,8 @@ KSFT_SKIP=4
 
 RT_SELFTESTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 RT_TOP=$(cd "$RT_SELFTESTS/.." && pwd)
-# Modules built for this kernel by "make kmod KVER=..." (see vm/run.sh);
-# elsewhere the installed ones are used through modprobe.
+# Modules built for this kernel by scripts/build-kmod.sh KVER: the tests
+# load them from there, never an installed rocetune (see rt_modload).
 RT_KVER=${RT_KVER:-$(uname -r)}
 RT_BUILD=${RT_BUILD:-$RT_TOP/build/$RT_KVER}
 
@@ -93,22 +102,90 @@ rt_run_tests() {
 	exit $KSFT_PASS
 }
 
-rt_require_root() {
-	if [ "$(id -u)" -ne 0 ]; then
-		echo "# SKIP: needs root"
-		exit $KSFT_SKIP
+# check_same GOT WANT MSG: like check_err, fails unless GOT equals WANT
+# and is not empty: two reads that both failed are no match.
+check_same() {
+	if [ -z "$1" ] || [ "$1" != "$2" ]; then
+		check_err 1 "$3"
 	fi
+}
+
+# rt_setup_failed MSG: a test script's setup failed: fail the script (never
+# a skip).
+rt_setup_failed() {
+	echo "# setup failed: $1"
+	exit $KSFT_FAIL
+}
+
+# rt_require_root, rt_require_cmd CMD...: at the start of a script.  Not
+# being root, or a missing tool, fails the script: "make deps" installs
+# every tool the tests use, so a missing one is a broken setup, not a
+# reason to skip.
+rt_require_root() {
+	[ "$(id -u)" -eq 0 ] || rt_setup_failed "needs root"
 }
 
 rt_require_cmd() {
 	local c
 
 	for c in "$@"; do
-		if ! command -v "$c" > /dev/null; then
-			echo "# SKIP: $c is not installed"
-			exit $KSFT_SKIP
+		command -v "$c" > /dev/null ||
+			rt_setup_failed "$c is not installed (make deps)"
+	done
+}
+
+# rt_json CMD...: run CMD and print its output, JSON for jq.  Fails, and
+# says why on stderr, when CMD fails or prints nothing: jq succeeds on
+# empty input, so "$(rt_json rocetune -j port show | jq ...)" cannot pass
+# on nothing.
+rt_json() {
+	local out rc
+
+	out=$("$@")
+	rc=$?
+	if [ "$rc" -ne 0 ]; then
+		echo "# $*: exit $rc" >&2
+		return "$rc"
+	fi
+	if [ -z "$out" ]; then
+		echo "# $*: no output" >&2
+		return 1
+	fi
+	printf '%s\n' "$out"
+}
+
+# rt_kernel_has CONFIG_X: the running kernel was built with CONFIG_X (y or
+# m), from its config in /boot (the VM sees the host's).  Fails when the
+# config cannot be read: "the kernel lacks it" must be known, not guessed.
+rt_kernel_has() {
+	local cfg
+
+	cfg=/boot/config-$(uname -r)
+	if [ ! -r "$cfg" ]; then
+		echo "# rt_kernel_has: cannot read $cfg" >&2
+		return 2
+	fi
+	grep -Eq "^$1=[ym]$" "$cfg"
+}
+
+# rt_unpriv_tree FILE...: copy FILEs of the tree (paths from its top) to
+# a new temporary directory that every user can read, and print its path,
+# for the checks that run a tool as an unprivileged user: the tree itself
+# may not be readable to them (a clone made with umask 077, or on a host
+# a tree under a home directory of mode 0700).  The caller removes it.
+rt_unpriv_tree() {
+	local dir f
+
+	dir=$(mktemp -d) || return 1
+	for f in "$@"; do
+		if ! mkdir -p "$dir/$(dirname "$f")" ||
+		   ! cp "$RT_TOP/$f" "$dir/$f"; then
+			rm -rf "$dir"
+			return 1
 		fi
 	done
+	chmod -R a+rX "$dir" || { rm -rf "$dir"; return 1; }
+	echo "$dir"
 }
 
 # wait_for SECS CMD...: run CMD until it succeeds or SECS have passed.
@@ -124,19 +201,21 @@ wait_for() {
 
 # Kernel modules ------------------------------------------------------
 
-# rt_modload NAME PATH [PARAM...]: load a module from this tree's build
-# (PATH relative to build/KVER/), else the installed one with modprobe.
-# The RDMA core is loaded first, as insmod does not resolve dependencies.
+# rt_modload NAME PATH [PARAM...]: load module NAME from this tree's build
+# (PATH relative to build/KVER/); never one installed on the host: a
+# missing build fails, naming the file.  The RDMA core is loaded first, as
+# insmod does not resolve dependencies.
 rt_modload() {
 	local name=$1 ko=$2
 
 	shift 2
-	if [ -f "$RT_BUILD/$ko" ]; then
-		modprobe -q ib_core || return 1
-		insmod "$RT_BUILD/$ko" "$@"
-	else
-		modprobe "$name" "$@"
+	if [ ! -f "$RT_BUILD/$ko" ]; then
+		echo "# rt_modload: $name is not built: no $RT_BUILD/$ko" \
+			"(scripts/build-kmod.sh $RT_KVER)" >&2
+		return 1
 	fi
+	modprobe -q ib_core || return 1
+	insmod "$RT_BUILD/$ko" "$@"
 }
 
 rt_kmod_load() {
@@ -194,7 +273,7 @@ rt_sim_unload() {
 # dmesg_has PATTERN: the kernel log contains an extended regexp.  The VM
 # runner clears the log before each test script.
 dmesg_has() {
-	dmesg -t | grep -Eq "$1"
+	dmesg -t | grep -E "$1" > /dev/null
 }
 
 # The Soft-RoCE wire --------------------------------------------------
@@ -203,6 +282,8 @@ dmesg_has() {
 # there: a veth pair whose two addresses are local, with policy routing
 # that sends traffic between them over the wire instead of "lo".
 
+# rt_wire_up: build the wire; every step must succeed (the caller fails
+# its test or script when this fails).
 rt_wire_up() {
 	local v
 
@@ -211,23 +292,24 @@ rt_wire_up() {
 	ip link add "$RT_NETDEV0" type veth peer name "$RT_NETDEV1" || return 1
 	for v in all "$RT_NETDEV0" "$RT_NETDEV1"; do
 		sysctl -qw "net.ipv4.conf.$v.accept_local=1" \
-			"net.ipv4.conf.$v.rp_filter=0"
+			"net.ipv4.conf.$v.rp_filter=0" || return 1
 	done
 	sysctl -qw "net.ipv6.conf.$RT_NETDEV0.disable_ipv6=1" \
-		"net.ipv6.conf.$RT_NETDEV1.disable_ipv6=1"
-	ip addr add "$RT_IP0/32" dev "$RT_NETDEV0"
-	ip addr add "$RT_IP1/32" dev "$RT_NETDEV1"
-	ip link set "$RT_NETDEV0" up
-	ip link set "$RT_NETDEV1" up
-	if ! ip rule show pref 100 | grep -q lookup; then
-		ip rule add pref 100 lookup local
+		"net.ipv6.conf.$RT_NETDEV1.disable_ipv6=1" || return 1
+	ip addr add "$RT_IP0/32" dev "$RT_NETDEV0" &&
+		ip addr add "$RT_IP1/32" dev "$RT_NETDEV1" &&
+		ip link set "$RT_NETDEV0" up &&
+		ip link set "$RT_NETDEV1" up || return 1
+	if ! ip rule show pref 100 | grep lookup > /dev/null; then
+		ip rule add pref 100 lookup local || return 1
 		ip rule del pref 0 2> /dev/null
 	fi
-	ip rule add pref 10 iif lo lookup 100
-	ip rule add pref 11 oif "$RT_NETDEV0" lookup 100
-	ip rule add pref 12 oif "$RT_NETDEV1" lookup 100
-	ip route add "$RT_IP1/32" dev "$RT_NETDEV0" src "$RT_IP0" table 100
-	ip route add "$RT_IP0/32" dev "$RT_NETDEV1" src "$RT_IP1" table 100
+	ip rule add pref 10 iif lo lookup 100 &&
+		ip rule add pref 11 oif "$RT_NETDEV0" lookup 100 &&
+		ip rule add pref 12 oif "$RT_NETDEV1" lookup 100 &&
+		ip route add "$RT_IP1/32" dev "$RT_NETDEV0" src "$RT_IP0" table 100 &&
+		ip route add "$RT_IP0/32" dev "$RT_NETDEV1" src "$RT_IP1" table 100 ||
+		return 1
 	rdma link add "$RT_RXE0" type rxe netdev "$RT_NETDEV0" || return 1
 	rdma link add "$RT_RXE1" type rxe netdev "$RT_NETDEV1" || return 1
 	wait_for 10 rt_gid_index "$RT_RXE0" "$RT_IP0" &&
@@ -244,7 +326,7 @@ rt_wire_down() {
 		ip rule del pref "$p" 2> /dev/null
 	done
 	ip route flush table 100 2> /dev/null
-	if ! ip rule show pref 0 | grep -q lookup; then
+	if ! ip rule show pref 0 | grep lookup > /dev/null; then
 		ip rule add pref 0 lookup local
 		ip rule del pref 100 2> /dev/null
 	fi
@@ -272,5 +354,5 @@ rt_gid_index() {
 
 # rt_port_listening PORT: a TCP socket listens on PORT.
 rt_port_listening() {
-	ss -ltnH "sport = :$1" | grep -q LISTEN
+	ss -ltnH "sport = :$1" | grep LISTEN > /dev/null
 }

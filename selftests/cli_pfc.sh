@@ -32,19 +32,17 @@ pfc_vs_dcb() {
 	echo 12 > "$DFS/counters/tx_prio3_pause"
 	ours=$(port_pfc '[.prio[] | .rx_pause]')
 	theirs=$(dcb -j -s pfc show dev "$NETDEV" | jq -c .indications)
-	[ "$ours" = "$theirs" ]
-	check_err $? "rx_pause $ours, dcb indications $theirs"
+	check_same "$ours" "$theirs" "rx_pause $ours, dcb indications $theirs"
 	ours=$(port_pfc '[.prio[] | .tx_pause]')
 	theirs=$(dcb -j -s pfc show dev "$NETDEV" | jq -c .requests)
-	[ "$ours" = "$theirs" ]
-	check_err $? "tx_pause $ours, dcb requests $theirs"
+	check_same "$ours" "$theirs" "tx_pause $ours, dcb requests $theirs"
 	# shellcheck disable=SC2016 # $p is jq's
 	ours=$(port_pfc '[range(8) as $p | .enabled | index($p) != null]')
 	theirs=$(dcb -j pfc show dev "$NETDEV" | jq -c .prio_pfc)
-	[ "$ours" = "$theirs" ]
-	check_err $? "enabled $ours, dcb prio-pfc $theirs"
-	[ "$(port_pfc .cap)" = "$(dcb -j pfc show dev "$NETDEV" | jq .pfc_cap)" ]
-	check_err $? "cap differs from dcb's pfc-cap"
+	check_same "$ours" "$theirs" "enabled $ours, dcb prio-pfc $theirs"
+	ours=$(port_pfc .cap)
+	theirs=$(dcb -j pfc show dev "$NETDEV" | jq .pfc_cap)
+	check_same "$ours" "$theirs" "cap $ours, dcb pfc-cap $theirs"
 	log_test "port show PFC: pause frames, enabled and cap as dcb reads them"
 }
 
@@ -54,8 +52,7 @@ pfc_vs_ethtool() {
 	RET=0
 	ours=$(port_pfc '.prio[] | select(.prio == 3) | .rx_pause')
 	theirs=$(ethtool -S "$NETDEV" | awk '$1 == "rx_prio3_pause:" { print $2 }')
-	[ -n "$ours" ] && [ "$ours" = "$theirs" ]
-	check_err $? "prio 3 rx_pause $ours, ethtool rx_prio3_pause $theirs"
+	check_same "$ours" "$theirs" "prio 3 rx_pause $ours, ethtool rx_prio3_pause $theirs"
 	log_test "port show PFC: prio 3 as ethtool -S reads it"
 }
 
@@ -66,8 +63,8 @@ hw_vs_rdma() {
 	echo 1234 > "$DFS/counters/np_cnp_sent"
 	ours=$("$RT_CLI" -j -s port show "$IBDEV/1" | jq -c '.[0].hw_counters')
 	theirs=$(rdma -j statistic show link "$IBDEV/1" | jq -c '.[0] | del(.ifname, .port)')
-	[ "$(echo "$ours" | jq -S -c .)" = "$(echo "$theirs" | jq -S -c .)" ]
-	check_err $? "raw counters differ: $ours vs $theirs"
+	check_same "$(echo "$ours" | jq -S -c .)" "$(echo "$theirs" | jq -S -c .)" \
+		"raw counters differ: $ours vs $theirs"
 	[ "$(echo "$ours" | jq .np_cnp_sent)" = 1234 ]
 	check_err $? "np_cnp_sent not 1234: $ours"
 	log_test "-s port show: raw counters equal rdma statistic's"
@@ -75,7 +72,7 @@ hw_vs_rdma() {
 
 # mon_has JQ-FILTER: a line of the monitor output matches.
 mon_has() {
-	jq -e "select($1)" "$RT_MON" 2> /dev/null | grep -q .
+	jq -e "select($1)" "$RT_MON" 2> /dev/null | grep . > /dev/null
 }
 
 storm_events() {
@@ -102,13 +99,17 @@ storm_events() {
 }
 
 setup() {
-	rt_sim_load || { echo "# SKIP: cannot load rocetune_sim"; exit "$KSFT_SKIP"; }
-	echo "$SIM_ID mlx5" > "$SIM_BUS"/new_device || exit "$KSFT_FAIL"
-	ip link set "$NETDEV" up
-	wait_for 5 grep -qx 1 "/sys/class/net/$NETDEV/carrier"
-	dcb pfc set dev "$NETDEV" prio-pfc all:off 3:on || exit "$KSFT_FAIL"
-	wait_for 5 grep -qx 1 "/sys/class/net/$NETDEV/carrier"
-	rt_kmod_load || exit "$KSFT_FAIL"
+	rt_sim_load || rt_setup_failed "cannot load rocetune_sim"
+	echo "$SIM_ID mlx5" > "$SIM_BUS"/new_device ||
+		rt_setup_failed "cannot create sim device $SIM_ID"
+	{ ip link set "$NETDEV" up &&
+		wait_for 5 grep -qx 1 "/sys/class/net/$NETDEV/carrier"; } ||
+		rt_setup_failed "$NETDEV has no carrier"
+	dcb pfc set dev "$NETDEV" prio-pfc all:off 3:on ||
+		rt_setup_failed "dcb pfc set failed"
+	wait_for 5 grep -qx 1 "/sys/class/net/$NETDEV/carrier" ||
+		rt_setup_failed "$NETDEV has no carrier after dcb pfc set"
+	rt_kmod_load || rt_setup_failed "cannot load rocetune.ko"
 }
 
 cleanup() {
@@ -121,7 +122,7 @@ cleanup() {
 
 rt_require_root
 rt_require_cmd dcb ethtool rdma jq
-[ -x "$RT_CLI" ] || { echo "# SKIP: $RT_CLI not built (make -C userspace)"; exit "$KSFT_SKIP"; }
+[ -x "$RT_CLI" ] || rt_setup_failed "$RT_CLI is not built (make -C userspace)"
 trap cleanup EXIT
 setup
 rt_run_tests

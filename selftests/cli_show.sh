@@ -29,9 +29,9 @@ dev_show() {
 	[ "$n" = 2 ]
 	check_err $? "expected 2 rxe devices with 1 port, got $n"
 	idx=$(rdma -j dev show "$RT_RXE0" | jq '.[0].ifindex')
-	[ "$(rt -j dev show "$RT_RXE0" | jq '.[0].index')" = "$idx" ]
-	check_err $? "index of $RT_RXE0 differs from rdma's ($idx)"
-	rt dev show | grep -Eq "^$idx: $RT_RXE0: driver rxe num-ports 1$"
+	check_same "$(rt -j dev show "$RT_RXE0" | jq '.[0].index')" "$idx" \
+		"index of $RT_RXE0 differs from rdma's ($idx)"
+	rt dev show | grep -E "^$idx: $RT_RXE0: driver rxe num-ports 1$" > /dev/null
 	check_err $? "text output of dev show"
 	log_test "dev show lists the rxe devices (JSON and text)"
 }
@@ -53,7 +53,8 @@ port_show() {
 	check_err $? "port show DEV does not filter by device"
 	[ "$(rt -j port show | jq 'length')" -ge 2 ]
 	check_err $? "port show does not list both ports"
-	rt port show "$RT_RXE0/1" | grep -q "^$RT_RXE0/1: state active netdev $RT_NETDEV0"
+	rt port show "$RT_RXE0/1" |
+		grep "^$RT_RXE0/1: state active netdev $RT_NETDEV0" > /dev/null
 	check_err $? "text output of port show"
 	echo "$j" | jq -e '.[0] | has("hw_counters") | not' > /dev/null
 	check_err $? "raw counters shown without -s"
@@ -83,12 +84,10 @@ prometheus() {
 	echo "$out" | grep -q "^rocetune_port_tx_pkts_total{dev=\"$RT_RXE0\",port=\"1\",netdev=\"$RT_NETDEV0\"} [0-9]*$"
 	check_err $? "no tx_pkts sample for $RT_RXE0"
 	! echo "$out" | grep -v '^# \(HELP\|TYPE\) ' |
-		grep -Evq '^rocetune_[a-z_]+\{([a-z_]+="[^"]*",?)+\} [0-9]+$'
+		grep -Ev '^rocetune_[a-z_]+\{([a-z_]+="[^"]*",?)+\} [0-9]+$' > /dev/null
 	check_err $? "lines not in the text exposition format"
-	if command -v promtool > /dev/null; then
-		msg=$(promtool check metrics <<< "$out" 2>&1)
-		check_err $? "promtool: $msg"
-	fi
+	msg=$(promtool check metrics <<< "$out" 2>&1)
+	check_err $? "promtool: $msg"
 	log_test "-o prometheus: text exposition format (promtool check metrics)"
 }
 
@@ -115,7 +114,7 @@ config_roundtrip() {
 
 # mon_has JQ-FILTER: a line of the monitor output matches.
 mon_has() {
-	jq -e "select($1)" "$RT_MON" 2> /dev/null | grep -q .
+	jq -e "select($1)" "$RT_MON" 2> /dev/null | grep . > /dev/null
 }
 
 monitor_events() {
@@ -154,7 +153,7 @@ cleanup() {
 }
 
 rt_require_root
-rt_require_cmd jq rdma
-[ -x "$RT_CLI" ] || { echo "# SKIP: $RT_CLI not built (make -C userspace)"; exit "$KSFT_SKIP"; }
+rt_require_cmd jq rdma promtool
+[ -x "$RT_CLI" ] || rt_setup_failed "$RT_CLI is not built (make -C userspace)"
 trap cleanup EXIT
 rt_run_tests

@@ -119,12 +119,22 @@ rdma_stat() {
 	rdma -j statistic show link "rsim_ib$1/1"
 }
 
-# jq_check WHAT JQ-ARGS...: jq -r prints one line per error found.
+# jq_check WHAT JQ-ARGS...: jq -r prints one line per error found.  Its
+# input (unless -n) must not be empty: jq finds no error in nothing.
 jq_check() {
-	local what=$1 out
+	local what=$1 in out
 
 	shift
-	out=$(jq -r "$@")
+	if [ "$1" = -n ]; then
+		out=$(jq -r "$@")
+	else
+		in=$(cat)
+		if [ -z "$in" ]; then
+			check_err 1 "$what: no input"
+			return
+		fi
+		out=$(jq -r "$@" <<< "$in")
+	fi
 	check_err $? "$what: jq failed"
 	[ -z "$out" ]
 	check_err $? "$what: $(echo "$out" | tr '\n' ';')"
@@ -164,7 +174,8 @@ mon_since() {
 # mon_seen N EVENT DEV: an EVENT of DEV after line N (no jq: the CLI
 # prints "event" then "dev" first).
 mon_seen() {
-	tail -n +$(($1 + 1)) "$RT_MON" | grep -qF "{\"event\":\"$2\",\"dev\":\"$3\","
+	tail -n +$(($1 + 1)) "$RT_MON" |
+		grep -F "{\"event\":\"$2\",\"dev\":\"$3\"," > /dev/null
 }
 
 # The monitor's event socket has joined a multicast group: its netlink
@@ -619,16 +630,18 @@ hotplug_events() {
 }
 
 setup() {
-	rt_sim_load || { echo "# SKIP: cannot load rocetune_sim"; exit "$KSFT_SKIP"; }
+	rt_sim_load || rt_setup_failed "cannot load rocetune_sim"
 	if ! rt_kmod_loaded; then
-		rt_kmod_load || { echo "# cannot load rocetune.ko"; exit "$KSFT_FAIL"; }
+		rt_kmod_load || rt_setup_failed "cannot load rocetune.ko"
 		kmod_loaded_here=1
 	fi
-	orig_cfg=$("$RT_CLI" -j config show) || exit "$KSFT_FAIL"
+	orig_cfg=$("$RT_CLI" -j config show) ||
+		rt_setup_failed "rocetune config show failed"
 	mon_start
-	sim_new "$ID_MLX5" mlx5 && sim_new "$ID_IRDMA" irdma &&
+	{ sim_new "$ID_MLX5" mlx5 && sim_new "$ID_IRDMA" irdma &&
 		sim_new "$ID_BNXT" bnxt_re && sim_new "$ID_STORM" mlx5 &&
-		sim_new "$ID_RATE" irdma || exit "$KSFT_FAIL"
+		sim_new "$ID_RATE" irdma; } ||
+		rt_setup_failed "cannot create the sim devices"
 	wait_for 10 mon_seen 0 dev_add "rsim_ib$ID_RATE" ||
 		echo "# no dev_add for the setup devices: $(cat "$RT_MON")"
 }
@@ -660,7 +673,7 @@ cleanup() {
 
 rt_require_root
 rt_require_cmd dcb rdma jq
-[ -x "$RT_CLI" ] || { echo "# SKIP: $RT_CLI not built (make -C userspace)"; exit "$KSFT_SKIP"; }
+[ -x "$RT_CLI" ] || rt_setup_failed "$RT_CLI is not built (make -C userspace)"
 trap cleanup EXIT
 setup
 rt_run_tests

@@ -95,8 +95,8 @@ pause_duration() {
 	check_err $? "prio 6 duration after enabling PFC on it: $(port_pfc "$ib" '.prio[6]')"
 	# A netdev without them (veth under rxe0): absent, not zero.
 	ours=$(port_pfc "$RT_RXE0" '[.prio[]? | has("rx_pause_duration_us")] | any')
-	[ "$ours" != true ]
-	check_err $? "$RT_RXE0 reports pause durations its netdev does not have"
+	[ "$ours" = false ]
+	check_err $? "$RT_RXE0 reports pause durations its netdev does not have ($ours)"
 	log_test "pause durations of the PFC priorities equal ethtool -S's, absent elsewhere"
 }
 
@@ -133,19 +133,20 @@ bond_members() {
 setup() {
 	local id
 
-	rt_sim_load || { echo "# SKIP: cannot load rocetune_sim"; exit "$KSFT_SKIP"; }
-	modprobe -q bonding max_bonds=0 || { echo "# SKIP: no bonding"; exit "$KSFT_SKIP"; }
-	rt_wire_up || exit "$KSFT_FAIL"
+	rt_sim_load || rt_setup_failed "cannot load rocetune_sim"
+	modprobe -q bonding max_bonds=0 || rt_setup_failed "cannot load bonding"
+	rt_wire_up || rt_setup_failed "cannot set up the rxe wire"
 	for id in "$ID_A" "$ID_B" "$ID_C"; do
-		echo "$id mlx5" > "$SIM_BUS"/new_device || exit "$KSFT_FAIL"
-		ip link set "rsim$id" up
+		{ echo "$id mlx5" > "$SIM_BUS"/new_device &&
+			ip link set "rsim$id" up; } ||
+			rt_setup_failed "cannot create sim device $id"
 	done
-	rt_kmod_load || exit "$KSFT_FAIL"
+	rt_kmod_load || rt_setup_failed "cannot load rocetune.ko"
 	# PFC goes on after the module has seen the NIC without any enabled
 	# priority, so without duration statistics (mlx5 lists them for
 	# enabled priorities only): they must still be found later.
 	sleep 1.5
-	pfc_on "rsim$ID_A" 3 5 || exit "$KSFT_FAIL"
+	pfc_on "rsim$ID_A" 3 5 || rt_setup_failed "cannot enable PFC on rsim$ID_A"
 }
 
 cleanup() {
@@ -163,7 +164,7 @@ cleanup() {
 
 rt_require_root
 rt_require_cmd dcb ethtool rdma jq ip
-[ -x "$RT_CLI" ] || { echo "# SKIP: $RT_CLI not built (make -C userspace)"; exit "$KSFT_SKIP"; }
+[ -x "$RT_CLI" ] || rt_setup_failed "$RT_CLI is not built (make -C userspace)"
 trap cleanup EXIT
 setup
 rt_run_tests

@@ -30,7 +30,9 @@ send_bw_4qp_ce() {
 
 	RET=0
 	qp_reload
+	check_err $? "cannot load rocetune.ko"
 	tc qdisc add dev "$RT_NETDEV0" root netem loss 30% ecn
+	check_err $? "cannot add netem"
 	run_pair send4 \
 		"ib_send_bw -F -d $RT_RXE1 -x $G1 -p $PORT -q 4 -s 4096 -n 100 --tclass=106" \
 		"ib_send_bw -F -d $RT_RXE0 -x $G0 -p $PORT -q 4 -s 4096 -n 100 --tclass=106 $RT_IP1"
@@ -51,8 +53,10 @@ write_bw_loss() {
 
 	RET=0
 	qp_reload
+	check_err $? "cannot load rocetune.ko"
 	# Not ECN-capable: netem drops, rxe retransmits and NAKs.
 	tc qdisc add dev "$RT_NETDEV0" root netem loss 3%
+	check_err $? "cannot add netem"
 	run_pair wloss \
 		"ib_write_bw -F -d $RT_RXE1 -x $G1 -p $PORT -s 4096 -n 150 -u 10" \
 		"ib_write_bw -F -d $RT_RXE0 -x $G0 -p $PORT -s 4096 -n 150 -u 10 $RT_IP1"
@@ -71,6 +75,7 @@ write_bw_loss() {
 ud_pingpong() {
 	RET=0
 	qp_reload
+	check_err $? "cannot load rocetune.ko"
 	run_pair ud \
 		"ibv_ud_pingpong -d $RT_RXE1 -g $G1 -p $PORT -n 50 -s 64" \
 		"ibv_ud_pingpong -d $RT_RXE0 -g $G0 -p $PORT -n 50 -s 64 $RT_IP1"

@@ -14,6 +14,7 @@ table_limit() {
 
 	RET=0
 	qp_reload
+	check_err $? "cannot load rocetune.ko"
 	rt_qp set --table-max 3
 	check_err $? "QP_SET table-max failed"
 	run_pair lim \
@@ -37,6 +38,7 @@ acct_off() {
 
 	RET=0
 	qp_reload
+	check_err $? "cannot load rocetune.ko"
 	rt_qp set --dev "$RT_RXE0" --acct 0
 	check_err $? "QP_SET acct 0 failed"
 	run_pair off \
@@ -57,10 +59,12 @@ unload_during_traffic() {
 
 	RET=0
 	qp_reload
+	check_err $? "cannot load rocetune.ko"
 	ib_write_bw -F -d "$RT_RXE1" -x "$G1" -p "$PORT" -D 5 -s 4096 \
 		> "$OUT/unl-server.log" 2>&1 &
 	spid=$!
 	wait_for 10 rt_port_listening "$PORT"
+	check_err $? "the ib_write_bw server does not listen"
 	ib_write_bw -F -d "$RT_RXE0" -x "$G0" -p "$PORT" -D 5 -s 4096 "$RT_IP1" \
 		> "$OUT/unl-client.log" 2>&1 &
 	cpid=$!
@@ -88,10 +92,12 @@ hot_remove_during_traffic() {
 
 	RET=0
 	qp_reload
+	check_err $? "cannot load rocetune.ko"
 	ib_write_bw -F -d "$RT_RXE1" -x "$G1" -p "$PORT" -D 5 -s 4096 \
 		> "$OUT/hot-server.log" 2>&1 &
 	spid=$!
 	wait_for 10 rt_port_listening "$PORT"
+	check_err $? "the ib_write_bw server does not listen"
 	ib_write_bw -F -d "$RT_RXE0" -x "$G0" -p "$PORT" -D 5 -s 4096 "$RT_IP1" \
 		> "$OUT/hot-client.log" 2>&1 &
 	cpid=$!

@@ -30,8 +30,8 @@ CFS=/sys/kernel/config/rdma_cm
 # rping listens through the RDMA CM (its own port space), not TCP, so the
 # RDMA core's resource tracking is asked.
 rping_listening() {
-	rdma res show cm_id 2> /dev/null | grep -q -E \
-		"state LISTEN .*src-addr ${RT_IP1//./\\.}:$PORT( |$)"
+	rdma res show cm_id 2> /dev/null | grep -E \
+		"state LISTEN .*src-addr ${RT_IP1//./\\.}:$PORT( |$)" > /dev/null
 }
 
 # run_rping NAME SIZE COUNT: an rping server on rxe1's address, a client
@@ -195,9 +195,16 @@ rping_tos_red() {
 	local marked
 
 	RET=0
-	modprobe -q rdma_cm
-	if [ ! -d "$CFS" ] || ! mkdir -p "$CFS/$RT_RXE0"; then
-		log_skip "rping with ToS through red ecn" "no rdma_cm configfs"
+	# The only skip: a kernel built without the RDMA CM's configfs.
+	rt_kernel_has CONFIG_INFINIBAND_ADDR_TRANS_CONFIGFS
+	if [ $? = 1 ]; then
+		log_skip "rping with ToS through red ecn" \
+			"the kernel has no rdma_cm configfs (INFINIBAND_ADDR_TRANS_CONFIGFS)"
+		return
+	fi
+	if ! { modprobe -q rdma_cm && [ -d "$CFS" ] && mkdir -p "$CFS/$RT_RXE0"; }; then
+		check_err 1 "cannot make $CFS/$RT_RXE0"
+		log_test "rping with ToS 106: the RDMA CM's default ToS"
 		return
 	fi
 	qp_reload

@@ -465,14 +465,15 @@ bus_errors() {
 }
 
 setup() {
-	rt_sim_load || { echo "# SKIP: cannot load rocetune_sim"; exit "$KSFT_SKIP"; }
-	echo "$SIM_ID mlx5" > "$SIM_BUS"/new_device &&
+	rt_sim_load || rt_setup_failed "cannot load rocetune_sim"
+	{ echo "$SIM_ID mlx5" > "$SIM_BUS"/new_device &&
 		echo "$SIM_ID1 irdma" > "$SIM_BUS"/new_device &&
-		echo "$SIM_ID2 bnxt_re" > "$SIM_BUS"/new_device || exit $KSFT_FAIL
-	ip link set "$DEV" up
-	ip link set "rsim$SIM_ID1" up
-	ip link set "rsim$SIM_ID2" up
-	wait_for 5 grep -qx 1 "/sys/class/net/$DEV/carrier"
+		echo "$SIM_ID2 bnxt_re" > "$SIM_BUS"/new_device; } ||
+		rt_setup_failed "cannot create the sim devices"
+	{ ip link set "$DEV" up && ip link set "rsim$SIM_ID1" up &&
+		ip link set "rsim$SIM_ID2" up &&
+		wait_for 5 grep -qx 1 "/sys/class/net/$DEV/carrier"; } ||
+		rt_setup_failed "the sim netdevs do not come up"
 }
 
 cleanup() {

@@ -4,7 +4,7 @@
 # rocetune_sim devices come and go at run time through the normal kernel
 # paths: each add and remove sends uevents for the bus device, its netdev
 # and its RDMA device, leaves nothing behind, and survives 100 cycles,
-# with rocetune.ko loaded when it is built.  Module unload removes the
+# with rocetune.ko loaded.  Module unload removes the
 # devices that are left.  The VM harness fails the test on any oops,
 # warning or leaked netdev reference in the kernel log.
 
@@ -85,11 +85,12 @@ add_del_uevents() {
 }
 
 add_del_100() {
-	local i id pers personalities=(mlx5 irdma bnxt_re) start
+	local i id pers personalities=(mlx5 irdma bnxt_re) start devs
 
 	RET=0
-	if [ -f "$RT_BUILD/kmod/rocetune.ko" ] && ! rt_kmod_loaded; then
+	if ! rt_kmod_loaded; then
 		rt_kmod_load && kmod_loaded_here=1
+		check_err $? "cannot load rocetune.ko"
 	fi
 	start=$(date +%s)
 	for ((i = 0; i < CYCLES; i++)); do
@@ -123,8 +124,10 @@ add_del_100() {
 	echo "# $i cycles in $(($(date +%s) - start)) s"
 	[ -z "$(ls "$SIM_BUS"/devices)" ]
 	check_err $? "devices left on the bus"
-	rdma dev | grep -q rsim_ib
-	check_fail $? "RDMA devices left"
+	devs=$(rdma dev)
+	check_err $? "rdma dev failed"
+	! grep rsim_ib <<< "$devs" > /dev/null
+	check_err $? "RDMA devices left"
 	if [ "$kmod_loaded_here" = 1 ]; then
 		rt_kmod_unload
 		check_err $? "rocetune.ko did not unload"
@@ -192,5 +195,5 @@ rt_require_root
 rt_require_cmd dcb rdma udevadm jq
 RT_TMP=$(mktemp -d)
 trap cleanup EXIT
-sim_load || { echo "# SKIP: cannot load rocetune_sim"; exit $KSFT_SKIP; }
+sim_load || rt_setup_failed "cannot load rocetune_sim"
 rt_run_tests

@@ -4,8 +4,8 @@
 # Shared part of the per-QP accounting selftests (qp_accounting.sh,
 # qp_lifecycle.sh; sourced, not run): the Soft-RoCE wire with a capture
 # mirror, tcpdump captures, perftest/rdma-core pairs and the comparison of
-# the module's per-QP counters with the captures (rt_qp.py, which counts
-# the same fields from the pcap with an independent implementation).
+# the module's per-QP counters with the captures (rt_qp.py: tshark's
+# InfiniBand dissector decodes the packets, its own parser cross-checks).
 #
 # Captures: everything on vb (rxe1's both directions, which are also
 # rxe0's received packets), and rxe0's sent packets mirrored from va's
@@ -112,9 +112,8 @@ setup() {
 		tc filter add dev "$RT_NETDEV0" egress matchall \
 			action mirred egress mirror dev rtmir0 || return 1
 	# shellcheck disable=SC2034 # G0 and G1 are used by the tests
-	G0=$(rt_gid_index "$RT_RXE0" "$RT_IP0")
-	# shellcheck disable=SC2034
-	G1=$(rt_gid_index "$RT_RXE1" "$RT_IP1")
+	G0=$(rt_gid_index "$RT_RXE0" "$RT_IP0") &&
+		G1=$(rt_gid_index "$RT_RXE1" "$RT_IP1")
 }
 
 cleanup() {
@@ -126,12 +125,10 @@ cleanup() {
 # qp_main: the common start of both scripts.
 qp_main() {
 	rt_require_root
-	rt_require_cmd python3 tcpdump jq tc ibv_rc_pingpong ib_send_bw \
-		ib_write_bw
+	rt_require_cmd python3 tcpdump tshark jq tc ibv_rc_pingpong \
+		ib_send_bw ib_write_bw
+	[ -x "$RT_CLI" ] || rt_setup_failed "$RT_CLI is not built (make -C userspace)"
 	trap cleanup EXIT
-	if ! setup; then
-		echo "# SKIP: cannot set up the rxe wire and the capture mirror"
-		exit "$KSFT_SKIP"
-	fi
+	setup || rt_setup_failed "cannot set up the rxe wire and the capture mirror"
 	rt_run_tests
 }

@@ -9,26 +9,41 @@
 #   rt_qp.py stats
 #   rt_qp.py set [--dev NAME --acct 0|1] [--table-max N] [--linger-ms MS]
 #                [--verify-ms MS]
-#   rt_qp.py pcap --ip LOCAL_IP [--tx-pcap F] PCAP...
+#   rt_qp.py pcap --ip LOCAL_IP [--tx-pcap F] [--python] PCAP...
 #   rt_qp.py compare --dev NAME --ip LOCAL_IP [--tx-pcap F] PCAP...
 #   rt_qp.py check --name TEST --cap DIR --out DIR --dev0 D --ip0 IP
 #                  --dev1 D --ip1 IP [--qpn-min N]
 #   rt_qp.py inject --src IP --dst IP --qpn N [--count K]
+#   rt_qp.py tshark-serve DIR
 #
 # Attribute and command numbers come from the uapi header of the tree, so
-# the helper follows the protocol as it grows.  The capture side is an
-# independent implementation of the counting rules of
-# Documentation/qp-accounting.rst; a transmitted RC/UC packet is given to
-# the local QP that receives packets of the same UDP source port from the
-# same peer (rxe uses one source port per QP pair in both directions).
+# the helper follows the protocol as it grows.
+#
+# The capture side applies the counting rules of
+# Documentation/qp-accounting.rst to packets decoded by tshark's
+# InfiniBand (RRoCE) dissector: the independent counter.  A second
+# decoder, parse() below, reads the same captures itself; it is only a
+# cross-check: the counts of both must agree with each other and with the
+# module.  A transmitted RC/UC packet is given to the local QP that
+# receives packets of the same UDP source port from the same peer (rxe
+# uses one source port per QP pair in both directions).
+#
+# In the test VM tshark takes many seconds to start: when RT_HOST_TSHARK
+# names a directory, the captures are handed to "rt_qp.py tshark-serve"
+# running on the host (selftests/vm/run.sh starts it) and its answer is
+# read back; elsewhere tshark runs here.
 
 import argparse
 import json
 import os
 import re
+import shutil
 import socket
 import struct
+import subprocess
 import sys
+import threading
+import time
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 UAPI = os.path.join(TOP, "kmod/include/uapi/linux/rocetune.h")
@@ -225,7 +240,8 @@ def pcap_packets(path):
 
 
 def parse(b):
-    """The counting rules' view of one packet, or None if not RoCEv2."""
+    """The counting rules' view of one packet, or None if not RoCEv2
+    (the cross-check's own decoder)."""
     if len(b) < 20 or b[0] >> 4 != 4 or b[9] != 17:
         return None
     ihl = (b[0] & 15) * 4
@@ -249,6 +265,148 @@ def parse(b):
     return p
 
 
+def packets_python(path):
+    """The RoCEv2 packets of a pcap, decoded by parse()."""
+    return [p for p in map(parse, pcap_packets(path)) if p]
+
+
+# tshark's fields, in the order of its output, and the packet dict keys.
+TSHARK_FIELDS = ["ip.src", "ip.dst", "ip.len", "ip.dsfield.ecn",
+                 "ip.flags.mf", "ip.frag_offset", "udp.srcport",
+                 "udp.dstport", "infiniband.bth.opcode",
+                 "infiniband.bth.destqp", "infiniband.bth.a",
+                 "infiniband.bth.psn", "infiniband.aeth.syndrome",
+                 "infiniband.deth.srcqp"]
+TSHARK_WAIT_S = 300
+
+
+def tshark_cmd(path):
+    return ["tshark", "-n", "-r", path, "-d", "udp.port==4791,infiniband",
+            "-Y", "udp.dstport == 4791", "-T", "fields",
+            "-E", "occurrence=f", "-E", "separator=/t"] + \
+        [a for f in TSHARK_FIELDS for a in ("-e", f)]
+
+
+def tshark_run(path):
+    """tshark's field lines for a pcap, run here."""
+    r = subprocess.run(tshark_cmd(path), stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, text=True)
+    if r.returncode:
+        raise RuntimeError(f"tshark -r {path}: exit {r.returncode}: "
+                           f"{r.stderr.strip()}")
+    return r.stdout
+
+
+def tshark_relay(paths, d):
+    """tshark's field lines for each pcap of @paths, from tshark-serve on
+    the host, which dissects them side by side."""
+    rids = {}
+    for path in paths:
+        rid = f"{os.getpid()}-{time.monotonic_ns()}"
+        shutil.copyfile(path, os.path.join(d, rid + ".pcap"))
+        with open(os.path.join(d, rid + ".tmp"), "w") as f:
+            f.write(rid + "\n")
+        os.rename(os.path.join(d, rid + ".tmp"), os.path.join(d, rid + ".req"))
+        rids[rid] = path
+    texts = {}
+    deadline = time.monotonic() + TSHARK_WAIT_S
+    while rids and time.monotonic() < deadline:
+        for rid in list(rids):
+            for ext in (".out", ".err"):
+                ans = os.path.join(d, rid + ext)
+                if os.path.exists(ans):
+                    text = open(ans).read()
+                    os.unlink(ans)
+                    if ext == ".err":
+                        raise RuntimeError(f"tshark on the host: {text.strip()}")
+                    texts[rids.pop(rid)] = text
+                    break
+        time.sleep(0.1)
+    if rids:
+        raise RuntimeError(f"no answer from tshark-serve in {d} after "
+                           f"{TSHARK_WAIT_S} s (is selftests/vm/run.sh running?)")
+    return texts
+
+
+def num(v):
+    return int(v, 16) if v.startswith("0x") else int(v)
+
+
+def tshark_texts(paths):
+    """tshark's field lines for each pcap of @paths."""
+    relay = os.environ.get("RT_HOST_TSHARK")
+    if relay:
+        return tshark_relay(paths, relay)
+    return {p: tshark_run(p) for p in paths}
+
+
+def packets_tshark(path, text=None):
+    """The RoCEv2 packets of a pcap, decoded by tshark's dissector (from
+    its output @text if given)."""
+    if text is None:
+        text = tshark_texts([path])[path]
+    out = []
+    for line in text.splitlines():
+        v = dict(zip(TSHARK_FIELDS, line.split("\t")))
+        if not v.get("infiniband.bth.opcode"):
+            raise RuntimeError(f"{path}: tshark did not decode a packet to "
+                               f"UDP port 4791 as RRoCE: {line!r}")
+        if v["ip.flags.mf"] in ("1", "True") or \
+                v["ip.frag_offset"] not in ("", "0"):
+            continue
+        op = num(v["infiniband.bth.opcode"])
+        syn = v.get("infiniband.aeth.syndrome", "")
+        sqpn = v.get("infiniband.deth.srcqp", "")
+        out.append({"src": socket.inet_aton(v["ip.src"]),
+                    "dst": socket.inet_aton(v["ip.dst"]),
+                    "ecn": num(v["ip.dsfield.ecn"]),
+                    "len": num(v["ip.len"]),
+                    "sport": num(v["udp.srcport"]), "op": op,
+                    "dqpn": num(v["infiniband.bth.destqp"]),
+                    "ackreq": v["infiniband.bth.a"] in ("1", "True"),
+                    "psn": num(v["infiniband.bth.psn"]),
+                    "syn": num(syn) if syn else None,
+                    "sqpn": num(sqpn) & 0xffffff if sqpn else None})
+    return out
+
+
+def tshark_answer(d, rid):
+    """Dissect ID.pcap of @d into ID.out, or say why not in ID.err."""
+    try:
+        text, ext = tshark_run(os.path.join(d, rid + ".pcap")), ".out"
+    except (RuntimeError, OSError) as e:
+        text, ext = str(e), ".err"
+    with open(os.path.join(d, rid + ".ans"), "w") as f:
+        f.write(text)
+    os.rename(os.path.join(d, rid + ".ans"), os.path.join(d, rid + ext))
+    for f in (rid + ".work", rid + ".pcap"):
+        try:
+            os.unlink(os.path.join(d, f))
+        except FileNotFoundError:
+            pass
+
+
+def tshark_serve(d):
+    """Answer the guest's requests in directory @d, each in a thread of its
+    own: ID.req names ID.pcap; the answer is ID.out (tshark's field lines)
+    or ID.err.  Runs until killed or its parent is gone."""
+    parent = os.getppid()
+    while os.getppid() == parent:
+        try:
+            reqs = sorted(f for f in os.listdir(d) if f.endswith(".req"))
+        except FileNotFoundError:
+            reqs = []
+        for req in reqs:
+            rid = req[:-len(".req")]
+            try:        # claim it
+                os.rename(os.path.join(d, req), os.path.join(d, rid + ".work"))
+            except FileNotFoundError:
+                continue
+            threading.Thread(target=tshark_answer, args=(d, rid),
+                             daemon=True).start()
+        time.sleep(0.1)
+
+
 def is_request(op):
     t = op & 0xe0
     if t == 0x20:
@@ -261,25 +419,22 @@ def psn_after(a, b):
     return d != 0 and d < 0x800000
 
 
-def count_pcaps(ip, pcaps, tx_pcap=None):
-    """Per local QP counts of the device with address @ip.
+def count_pcaps(ip, pcaps, tx_pcap=None, read=packets_tshark):
+    """Per local QP counts of the device with address @ip, and the number
+    of RoCEv2 packets seen, from the packets @read decodes.
 
     Received packets come from @pcaps (dst == ip); sent ones from @tx_pcap
     if given (a capture before any qdisc), else from @pcaps (src == ip)."""
     me = socket.inet_aton(ip)
     rx, tx = [], []
     for f in pcaps:
-        for b in pcap_packets(f):
-            p = parse(b)
-            if not p:
-                continue
+        for p in read(f):
             if p["dst"] == me:
                 rx.append(p)
             elif p["src"] == me and not tx_pcap:
                 tx.append(p)
     if tx_pcap:
-        tx = [p for p in map(parse, pcap_packets(tx_pcap))
-              if p and p["src"] == me]
+        tx = [p for p in read(tx_pcap) if p["src"] == me]
     # (peer address, UDP source port) -> local QP, from received packets.
     pair = {}
     for p in rx:
@@ -332,17 +487,47 @@ def count_pcaps(ip, pcaps, tx_pcap=None):
                 maxpsn[n] = p["psn"]
             else:
                 c["tx_retransmit_pkts"] += 1
-    return qps, unattr
+    return qps, unattr, len(rx) + len(tx)
 
 
-def compare(dev, ip, pcaps, tx_pcap, qpn_min, mod_all):
+def cached(read, memo=None):
+    """@read, reading each capture once (@memo: what is read already)."""
+    memo = memo if memo is not None else {}
+
+    def r(path):
+        if path not in memo:
+            memo[path] = read(path)
+        return memo[path]
+    return r
+
+
+def compare(dev, ip, pcaps, tx_pcap, qpn_min, mod_all,
+            read=packets_tshark, cross=packets_python):
     """Print and count the QPs of @dev whose counters differ from the
-    capture."""
-    truth, unattr = count_pcaps(ip, pcaps, tx_pcap)
+    capture as @read decodes it, and those where the cross-check decoder
+    @cross counts otherwise than @read.  A capture without any RoCEv2
+    packet is a difference too: it would make every comparison hold."""
+    truth, unattr, npkts = count_pcaps(ip, pcaps, tx_pcap, read)
     truth = {n: c for n, c in truth.items() if n >= qpn_min}
+    bad = 0
+    if npkts == 0:
+        print(f"# no RoCEv2 packet of {ip} in the capture")
+        bad += 1
+    xtruth, xunattr, xnpkts = count_pcaps(ip, pcaps, tx_pcap, cross)
+    xtruth = {n: c for n, c in xtruth.items() if n >= qpn_min}
+    for n in sorted(set(truth) | set(xtruth)):
+        t = truth.get(n, dict.fromkeys(FIELDS, 0))
+        x = xtruth.get(n, dict.fromkeys(FIELDS, 0))
+        diff = {f: (t[f], x[f]) for f in FIELDS if t[f] != x[f]}
+        if diff:
+            print(f"# qpn {n}: the decoders disagree (tshark, python): {diff}")
+            bad += 1
+    if (unattr, npkts) != (xunattr, xnpkts):
+        print(f"# the decoders disagree: tshark {npkts} packets, "
+              f"{unattr} unattributed; python {xnpkts}, {xunattr}")
+        bad += 1
     mod = {d["qpn"]: d for d in mod_all
            if d.get("dev") == dev and d["qpn"] >= qpn_min}
-    bad = 0
     for n in sorted(set(truth) | set(mod)):
         t = truth.get(n, dict.fromkeys(FIELDS, 0))
         m = mod.get(n)
@@ -360,6 +545,8 @@ def compare(dev, ip, pcaps, tx_pcap, qpn_min, mod_all):
             print(f"# qpn {n}: equal: {summary or 'no packets'}")
     if unattr:
         print(f"# {unattr} sent packets of the capture have no local QP")
+    print(f"# {npkts} RoCEv2 packets, decoded alike by tshark and python"
+          if not bad else f"# {npkts} RoCEv2 packets (tshark)")
     return bad
 
 
@@ -377,12 +564,18 @@ def do_check(args):
     args.dev = None
     mod = do_dump(args)
     vb = [f"{args.cap}/{args.name}-vb.pcap"]
+    tx0 = f"{args.cap}/{args.name}-tx0.pcap"
+    texts = tshark_texts(vb + [tx0])
+    read = cached(packets_tshark,
+                  {p: packets_tshark(p, t) for p, t in texts.items()})
+    cross = cached(packets_python)
     bad = 0
     print(f"# {args.dev0} ({args.ip0}) vs capture:")
-    bad += compare(args.dev0, args.ip0, vb,
-                   f"{args.cap}/{args.name}-tx0.pcap", args.qpn_min, mod)
+    bad += compare(args.dev0, args.ip0, vb, tx0, args.qpn_min, mod,
+                   read, cross)
     print(f"# {args.dev1} ({args.ip1}) vs capture:")
-    bad += compare(args.dev1, args.ip1, vb, None, args.qpn_min, mod)
+    bad += compare(args.dev1, args.ip1, vb, None, args.qpn_min, mod,
+                   read, cross)
     with open(f"{args.out}/{args.name}-dump.json", "w") as f:
         json.dump(mod, f, indent=1)
     with open(f"{args.out}/{args.name}-stats.json", "w") as f:
@@ -404,7 +597,8 @@ def do_inject(args):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("cmd", choices=["dump", "stats", "set", "pcap",
-                                    "compare", "check", "inject"])
+                                    "compare", "check", "inject",
+                                    "tshark-serve"])
     ap.add_argument("pcaps", nargs="*")
     ap.add_argument("--dev")
     ap.add_argument("--ip")
@@ -423,6 +617,8 @@ def main():
     ap.add_argument("--qpn", type=int)
     ap.add_argument("--count", type=int, default=5)
     ap.add_argument("--qpn-min", type=int, default=0)
+    ap.add_argument("--python", action="store_true",
+                    help="pcap: decode with parse(), not tshark")
     for a in ("name", "cap", "out", "dev0", "ip0", "dev1", "ip1"):
         ap.add_argument("--" + a)
     args = ap.parse_intermixed_args()
@@ -430,9 +626,14 @@ def main():
         sys.exit(1 if do_compare(args) else 0)
     if args.cmd == "check":
         sys.exit(1 if do_check(args) else 0)
+    if args.cmd == "tshark-serve":
+        tshark_serve(args.pcaps[0])
+        return
     if args.cmd == "pcap":
-        qps, unattr = count_pcaps(args.ip, args.pcaps, args.tx_pcap)
-        out = {"qps": qps, "unattributed_tx": unattr}
+        qps, unattr, npkts = count_pcaps(
+            args.ip, args.pcaps, args.tx_pcap,
+            packets_python if args.python else packets_tshark)
+        out = {"qps": qps, "unattributed_tx": unattr, "packets": npkts}
     elif args.cmd == "set":
         do_set(args)
         return

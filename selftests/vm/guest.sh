@@ -14,7 +14,7 @@
 . /run/rt.env
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/root TERM="${TERM:-linux}" LANG=C.UTF-8
-export RT_WORK RT_OUT RT_KVER
+export RT_WORK RT_OUT RT_KVER RT_HOST_TSHARK
 
 # Kernel log lines that fail a test: crashes, warnings, memory corruption,
 # lockups and leaked references.  Applied to "dmesg -t".

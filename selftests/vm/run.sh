@@ -66,13 +66,15 @@ case "$out/" in
 "$top"/*) guest_out=$guest_work/${out#"$top"/} ;;
 *) echo "run.sh: OUTDIR must be inside $top (the only tree the guest can write)" >&2; exit 2 ;;
 esac
-rm -rf "$out/dmesg" "$out/results.tap" "$out/status" "$out/current" "$out/rc"
+rm -rf "$out/dmesg" "$out/results.tap" "$out/status" "$out/current" "$out/rc" \
+	"$out/tshark"
 
 quote() { printf "%s='%s'\n" "$1" "${2//\'/\'\\\'\'}"; }
 envfile=$out/rt.env
 {
 	quote RT_WORK "$guest_work"
 	quote RT_OUT "$guest_out"
+	quote RT_HOST_TSHARK "$guest_out/tshark"
 	quote RT_KVER "$kver"
 	quote RT_MODE "$mode"
 	quote RT_TESTS "${tests[*]}"
@@ -97,6 +99,14 @@ qemu=(qemu-system-x86_64 -accel "tcg,thread=multi" -cpu max
 	-kernel "$kernel" -initrd "$out/initramfs.cpio" -append "$append"
 	-virtfs "local,path=/,mount_tag=root,security_model=none,readonly=on,multidevs=remap"
 	-virtfs "local,path=${top//,/,,},mount_tag=work,security_model=none,multidevs=remap")
+
+# tshark is the per-QP tests' independent packet counter; under emulation
+# it takes many seconds to start, so the guest has it run here on its
+# captures (rt_qp.py tshark-serve, requests through RT_OUT/tshark).
+mkdir -p "$out/tshark"
+python3 "$top/selftests/rt_qp.py" tshark-serve "$out/tshark" &
+tshark_pid=$!
+trap 'kill "$tshark_pid" 2> /dev/null' EXIT
 
 echo "rt-vm: booting $kver ($mode) under QEMU/TCG; log in ${out#"$top"/}/console.log" >&2
 started=$(date +%s)

@@ -18,6 +18,8 @@ PACKAGES=(
 	linux-headers-amd64 linux-headers-6.12-amd64
 	libnl-3-dev libnl-genl-3-dev libnl-route-3-dev libcmocka-dev
 	libibverbs-dev libmnl-dev libinih-dev
+	# the agent rocetuned: sd_notify, /metrics over HTTP
+	libsystemd-dev libmicrohttpd-dev
 	# static checks (checkpatch.pl comes from the linux-source tarball)
 	sparse shellcheck linux-source-6.1 perl python3
 	# packaging; the systemd-as-PID-1 VM boots the host's systemd and udev

@@ -26,6 +26,7 @@ static const struct rt_cmd rt_objects[] = {
 	{ "monitor",	rt_cmd_monitor },
 	{ "qp",		rt_cmd_qp },
 	{ "profile",	rt_cmd_profile },
+	{ "agent",	rt_cmd_agent },
 	{ NULL,		NULL },
 };
 

@@ -1,0 +1,229 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * rocetuned, the agent: what its parts share.
+ *
+ * The pure parts (no system calls, unit-tested in tests/test_agent.c):
+ *   ag_ratelimit.c  the bound on drift re-applies per NIC
+ *   ag_watchdog.c   the pause-storm action state machine per NIC
+ *   ag_metrics.c    the agent's series in the Prometheus text format
+ *   ag_rtnl.c       parsing of rtnetlink link and DCB notifications
+ * and the daemon:
+ *   rocetuned.c     options, the poll() loop, NICs, apply, drift, storms
+ *   ag_http.c       /metrics over libmicrohttpd, in the same loop
+ *   ag_status.c     the status socket of "rocetune agent status"
+ *   ag_log.c        levelled logging to stderr or the journal
+ * Documentation/agent.rst describes the behaviour.
+ */
+#ifndef ROCETUNE_AGENT_H
+#define ROCETUNE_AGENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "rt_apply.h"
+#include "rt_profile.h"
+
+/* Logging --------------------------------------------------------------- */
+
+/* syslog(3) priorities, which the journal reads from "<N>" prefixes. */
+enum {
+	AG_ERR = 3,
+	AG_WARNING = 4,
+	AG_NOTICE = 5,
+	AG_INFO = 6,
+	AG_DEBUG = 7,
+};
+
+/*
+ * ag_log_init() - @journal: prefix lines with "<N>" (stderr connected to
+ * the journal, $JOURNAL_STREAM); else "rocetuned: LEVEL: ".  Messages
+ * above @max_level are dropped.
+ */
+void ag_log_init(bool journal, int max_level);
+void ag_log(int level, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Re-apply rate limiter (ag_ratelimit.c) --------------------------------- */
+
+#define AG_RL_SLOTS	1000	/* MaxReapplies= is at most 1000 */
+
+/*
+ * At most @max re-applies in any window of @window_ms; the first one
+ * refused suppresses every later one (the NIC is left alone: never fight
+ * another tool) until ag_rl_init() again.
+ */
+struct ag_ratelimit {
+	uint32_t max;
+	uint64_t window_ms;
+	unsigned int n;			/* re-applies in t[], oldest first */
+	uint64_t t[AG_RL_SLOTS];
+	bool suppressed;
+	uint64_t suppressed_at_ms;
+};
+
+void ag_rl_init(struct ag_ratelimit *rl, uint32_t max, uint32_t window_s);
+/* ag_rl_allow() - may a re-apply run at @now_ms?  Records it if so. */
+bool ag_rl_allow(struct ag_ratelimit *rl, uint64_t now_ms);
+/* ag_rl_count() - re-applies within the window ending at @now_ms. */
+unsigned int ag_rl_count(struct ag_ratelimit *rl, uint64_t now_ms);
+
+/* Pause-storm watchdog (ag_watchdog.c) ----------------------------------- */
+
+enum ag_wd_state {
+	AG_WD_IDLE,		/* no storm, no action in force */
+	AG_WD_ACTIVE,		/* a storm lasts: the action holds */
+	AG_WD_HOLD,		/* storms over: restore at restore_at_ms */
+};
+
+enum ag_wd_do {
+	AG_WD_DO_NOTHING,
+	AG_WD_DO_ACT,		/* apply the action (for @acted priorities) */
+	AG_WD_DO_RESTORE,	/* restore the profile's state */
+};
+
+struct ag_wd {
+	enum ag_wd_state state;
+	uint8_t storming;		/* priorities in a storm now */
+	uint8_t acted;			/* priorities the action covers */
+	uint64_t restore_after_ms;
+	uint64_t restore_at_ms;		/* AG_WD_HOLD */
+};
+
+void ag_wd_init(struct ag_wd *wd, uint32_t restore_after_ms);
+enum ag_wd_do ag_wd_storm_start(struct ag_wd *wd, unsigned int prio,
+				uint64_t now_ms);
+enum ag_wd_do ag_wd_storm_end(struct ag_wd *wd, unsigned int prio,
+			      uint64_t now_ms);
+enum ag_wd_do ag_wd_tick(struct ag_wd *wd, uint64_t now_ms);
+/* ag_wd_deadline() - when ag_wd_tick() has work, 0 if never. */
+uint64_t ag_wd_deadline(const struct ag_wd *wd);
+const char *ag_wd_state_name(enum ag_wd_state s);
+
+/* Metrics (ag_metrics.c) ------------------------------------------------- */
+
+#define AG_HIST_N	12
+extern const double ag_hist_bounds[AG_HIST_N];	/* seconds, last +Inf */
+
+struct ag_hist {
+	uint64_t bucket[AG_HIST_N];	/* not cumulative */
+	uint64_t count;
+	double sum;
+};
+
+void ag_hist_add(struct ag_hist *h, double seconds);
+
+#define AG_NRES		(RT_RES_NO_PROFILE + 1)
+#define AG_DRIFT_KEYS	32
+
+enum ag_act {
+	AG_ACT_ALERT,
+	AG_ACT_TIMEOUT,
+	AG_ACT_DISABLE_PFC,
+	AG_ACT_RESTORE,
+	AG_ACT_NUM
+};
+
+struct ag_drift_count {
+	char setting[40];		/* "pfc", "dscp 26", "dcqcn G", "other" */
+	uint64_t n;
+};
+
+/* What the agent counts per NIC; labels come with it. */
+struct ag_stats {
+	char netdev[64];
+	char rdma_dev[64];
+	uint32_t port;
+	char profile[256];		/* "" when no profile matches */
+	uint64_t applies[AG_NRES];	/* by enum rt_result */
+	uint64_t writes;		/* incl. restoring writes */
+	uint64_t failures;		/* applies that did not end as wanted */
+	uint64_t drift_checks;
+	unsigned int ndrift;
+	struct ag_drift_count drift[AG_DRIFT_KEYS];
+	uint64_t reapplies;		/* drift re-applies */
+	uint64_t suppressions;		/* drifts left alone: limiter */
+	bool suppressed;
+	uint64_t storm_starts, storm_ends;
+	uint64_t actions[AG_ACT_NUM];
+	bool action_active;
+	double last_action_latency_s;	/* < 0: none yet */
+	double last_apply_time_s;	/* wall clock; 0: never */
+};
+
+/* ag_stats_drift() - count one drift of @setting (bounded table). */
+void ag_stats_drift(struct ag_stats *s, const char *setting);
+
+struct ag_global {
+	double start_time_s;		/* wall clock */
+	bool module;			/* rocetune.ko's events are received */
+	uint64_t reloads_ok, reloads_failed;
+	bool last_reload_ok;
+	uint64_t events, events_lost;
+	uint64_t rescans;
+	struct ag_hist storm_latency;	/* kernel event -> action applied */
+	struct ag_hist hotplug_latency;	/* appearance -> profile applied */
+};
+
+const char *ag_act_name(enum ag_act a);
+
+/*
+ * ag_metrics_write() - the agent's series for @g and the @n NICs @nics,
+ * every family with # HELP and # TYPE, passing "promtool check metrics".
+ */
+void ag_metrics_write(FILE *f, const struct ag_global *g,
+		      const struct ag_stats *const *nics, size_t n);
+
+/* rtnetlink notifications (ag_rtnl.c) ------------------------------------ */
+
+struct nlmsghdr;
+
+enum ag_rtnl_kind {
+	AG_RTNL_OTHER,
+	AG_RTNL_NEWLINK,
+	AG_RTNL_DELLINK,
+	AG_RTNL_DCB,		/* RTNLGRP_DCB: a NIC's DCB state changed */
+};
+
+struct ag_rtnl_msg {
+	enum ag_rtnl_kind kind;
+	int ifindex;			/* links */
+	char ifname[64];		/* "" when absent */
+};
+
+/* ag_rtnl_parse() - what @nlh (of @len bytes available) tells. */
+int ag_rtnl_parse(const struct nlmsghdr *nlh, size_t len,
+		  struct ag_rtnl_msg *m);
+
+/* HTTP /metrics (ag_http.c) ---------------------------------------------- */
+
+struct ag_http;
+
+/*
+ * ag_http_start() - listen on "ADDR:PORT" ("[::1]:9101", ":9101"),
+ * calling @fill for the body of /metrics.  Returns NULL (logged) on
+ * failure.
+ */
+struct ag_http *ag_http_start(const char *listen,
+			      void (*fill)(FILE *f, void *arg), void *arg);
+int ag_http_fd(const struct ag_http *h);
+/* ag_http_timeout_ms() - how long poll() may wait for it, -1: forever. */
+int ag_http_timeout_ms(struct ag_http *h);
+void ag_http_run(struct ag_http *h);
+void ag_http_stop(struct ag_http *h);
+
+/* Status socket (ag_status.c) -------------------------------------------- */
+
+/* The socket "rocetune agent status" connects to: RUN_DIR/rocetuned.sock */
+int ag_status_path(char *buf, size_t len);
+int ag_status_listen(void);
+/*
+ * ag_status_serve() - accept one client on @fd, read its request line
+ * ("status [json] [pretty]") and answer with @fill(pr-ready FILE, json,
+ * pretty, arg).
+ */
+void ag_status_serve(int fd, void (*fill)(FILE *f, bool json, bool pretty,
+					  void *arg), void *arg);
+
+#endif /* ROCETUNE_AGENT_H */

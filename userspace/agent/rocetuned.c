@@ -1,0 +1,1597 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * rocetuned: the agent that keeps every RoCE NIC as its profile says.
+ *
+ *	rocetuned [ --foreground ] [ --metrics-listen ADDR:PORT ]
+ *		  [ --poll-interval SEC ] [ --verbose ]
+ *
+ * One poll() loop over: rocetune.ko's event socket (hotplug, pause
+ * storms), an rtnetlink socket (RTNLGRP_LINK for NICs that appear
+ * without the module, RTNLGRP_DCB for DCB drift), a timerfd (polls of
+ * what sends no notification, storm restores, rescans), a signalfd
+ * (SIGHUP reloads the profiles, SIGTERM/SIGINT stop), the status socket
+ * and the /metrics server.  Applies go through the library's
+ * transactional engine (rt_apply_nic()).  Documentation/agent.rst.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <libmnl/libmnl.h>
+#include <linux/rtnetlink.h>
+#include <netlink/attr.h>
+#include <netlink/msg.h>
+#include <netlink/netlink.h>
+#include <netlink/socket.h>
+#include <systemd/sd-daemon.h>
+
+#include "agent.h"
+#include "rt_dcb.h"
+#include "rt_ethtool.h"
+#include "rt_model.h"
+#include "rt_nic.h"
+#include "rt_nl.h"
+#include "rt_print.h"
+#include "rt_prom.h"
+#include "rt_util.h"
+
+#define AG_DCB_SETTLE_MS	20	/* DCB notifications coalesced */
+#define AG_MODULE_RETRY_MS	10000	/* retry opening rocetune's events */
+#define AG_PORTS_MAX		64	/* port series per scrape */
+#define AG_RESCAN_RETRY_MS	50	/* a new device is no NIC yet: */
+#define AG_RESCAN_RETRIES	40	/* look again for 2 s */
+
+enum ag_drift_state {
+	AG_DRIFT_NONE,		/* as the profile says */
+	AG_DRIFT_REAPPLIED,	/* drift found and written back */
+	AG_DRIFT_REPORTED,	/* drift found, OnDrift=report */
+	AG_DRIFT_SUPPRESSED,	/* re-apply limit reached: left alone */
+};
+
+static const char *const ag_drift_names[] = {
+	[AG_DRIFT_NONE] = "none",
+	[AG_DRIFT_REAPPLIED] = "reapplied",
+	[AG_DRIFT_REPORTED] = "reported",
+	[AG_DRIFT_SUPPRESSED] = "suppressed",
+};
+
+struct ag_nic {
+	struct rt_nic nic;
+	bool seen;			/* found by the last rescan */
+	const struct rt_profile *prof;	/* in ag.set, NULL: none matches */
+	struct rt_profile *eff;		/* while a storm action holds */
+	bool applied_once;
+	enum rt_result last_result;
+	char last_error[1024];
+	double last_apply_wall;
+	enum ag_drift_state drift;
+	char drift_desc[512];		/* the settings of the last drift */
+	uint64_t dcb_due_ms;		/* a DCB notification to check */
+	uint64_t poll_due_ms;
+	struct ag_ratelimit rl;
+	struct ag_wd wd;
+	bool saved_pfc_ok;		/* before a storm action, for a */
+	uint8_t saved_pfc_en;		/* profile that does not say */
+	bool saved_tout_ok;
+	uint16_t saved_tout;
+	struct ag_stats st;
+};
+
+struct ag_opts {
+	bool foreground;
+	const char *metrics_listen;
+	uint32_t poll_interval_s;
+	int verbose;
+};
+
+struct ag {
+	struct ag_opts o;
+	struct rt_profile_set set;
+	struct ag_nic **nics;
+	size_t n;
+	struct rt_sys_ctx ctx;
+	struct rt_dcb *dcb;		/* reads of a NIC's PFC */
+	struct rt_apply_result *res;
+	struct rt_nl ev;		/* rocetune.ko's events */
+	bool ev_open;
+	struct rt_nl cmd;		/* CONFIG_SET, PORT_GET */
+	bool cmd_open;
+	struct mnl_socket *rtnl;
+	int tfd, sfd, status_fd, lock_fd, ready_fd;
+	struct ag_http *http;
+	struct ag_global g;
+	uint64_t rescan_due_ms;
+	unsigned int rescan_retries;
+	uint64_t rescan_origin_ns;	/* what the rescan answers, 0: none */
+	uint64_t module_retry_ms;
+	uint64_t periodic_rescan_ms;
+	char reload_error[RT_DIAG_LEN];
+	bool stop;
+};
+
+/* Time ------------------------------------------------------------------ */
+
+static uint64_t ag_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t ag_now_ms(void)
+{
+	return ag_now_ns() / 1000000;
+}
+
+static double ag_wall(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Profiles of a NIC ----------------------------------------------------- */
+
+static uint32_t ag_poll_s(const struct ag *ag, const struct rt_profile *p)
+{
+	if (p && rt_profile_has(p, RT_PK_AGENT_POLL_INTERVAL_SEC))
+		return p->poll_interval_s;
+	return ag->o.poll_interval_s;
+}
+
+/* The line the agent's own settings are attributed to in messages. */
+static unsigned int ag_wd_line(const struct rt_profile *p)
+{
+	return p->line[RT_PK_WD_ACTION] ? p->line[RT_PK_WD_ACTION] : 1;
+}
+
+/*
+ * The profile in force: the NIC's profile, or while a storm action holds,
+ * that profile with the action's setting in it, so that the action is not
+ * taken for drift.
+ */
+static const struct rt_profile *ag_profile(const struct ag_nic *an)
+{
+	return an->eff ? an->eff : an->prof;
+}
+
+static int ag_eff_build(struct ag_nic *an)
+{
+	const struct rt_profile *b = an->prof;
+	uint8_t en;
+
+	if (!b || b->wd_action == RT_WD_ALERT || !an->wd.acted) {
+		free(an->eff);
+		an->eff = NULL;
+		return 0;
+	}
+	if (!an->eff) {
+		an->eff = malloc(sizeof(*an->eff));
+		if (!an->eff)
+			return -ENOMEM;
+	}
+	*an->eff = *b;
+	if (b->wd_action == RT_WD_TIMEOUT) {
+		an->eff->pfc_storm_tout = b->wd_timeout_ms;
+		an->eff->line[RT_PK_PFC_STORM_TIMEOUT_MS] = ag_wd_line(b);
+	} else {
+		en = rt_profile_has(b, RT_PK_PFC) ? b->pfc_en :
+		     an->saved_pfc_en;
+		an->eff->pfc_en = en & (uint8_t)~an->wd.acted;
+		an->eff->line[RT_PK_PFC] = ag_wd_line(b);
+	}
+	return 0;
+}
+
+/*
+ * What a restore applies: the profile, plus the value saved before the
+ * action for a setting the profile does not govern.
+ */
+static int ag_restore_profile(const struct ag_nic *an, struct rt_profile *rp)
+{
+	const struct rt_profile *b = an->prof;
+
+	*rp = *b;
+	if (b->wd_action == RT_WD_TIMEOUT &&
+	    !rt_profile_has(b, RT_PK_PFC_STORM_TIMEOUT_MS) &&
+	    an->saved_tout_ok) {
+		rp->pfc_storm_tout = an->saved_tout;
+		rp->line[RT_PK_PFC_STORM_TIMEOUT_MS] = ag_wd_line(b);
+	}
+	if (b->wd_action == RT_WD_DISABLE_PFC &&
+	    !rt_profile_has(b, RT_PK_PFC) && an->saved_pfc_ok) {
+		rp->pfc_en = an->saved_pfc_en;
+		rp->line[RT_PK_PFC] = ag_wd_line(b);
+	}
+	return 0;
+}
+
+/* Applying -------------------------------------------------------------- */
+
+static void ag_log_result(const struct ag_nic *an, const struct rt_profile *p,
+			  const char *why, const struct rt_apply_result *res,
+			  double ms)
+{
+	unsigned int i, n = res->diag.n < RT_DIAG_MAX ? res->diag.n :
+			    RT_DIAG_MAX;
+	const char *nd = an->nic.id.netdev;
+
+	switch (res->result) {
+	case RT_RES_APPLIED:
+		ag_log(AG_NOTICE, "%s: profile %s applied (%s): %u write%s in %.1f ms",
+		       nd, p->name, why, res->writes,
+		       res->writes == 1 ? "" : "s", ms);
+		break;
+	case RT_RES_UNCHANGED:
+		ag_log(AG_INFO, "%s: profile %s (%s): already in force, 0 writes",
+		       nd, p->name, why);
+		break;
+	default:
+		ag_log(AG_ERR, "%s: profile %s (%s): %s: %s", nd, p->name, why,
+		       rt_result_name(res->result),
+		       res->error[0] ? res->error : "?");
+		if (res->state[0])
+			ag_log(AG_ERR, "%s: %s", nd, res->state);
+		for (i = 0; i < n; i++)
+			ag_log(AG_ERR, "%s: %s", nd, res->diag.msg[i]);
+	}
+	if (res->recovered)
+		ag_log(AG_WARNING, "%s: an interrupted apply was undone first (%u writes)",
+		       nd, res->recovered_writes);
+	if (res->warning[0])
+		ag_log(AG_WARNING, "%s: %s", nd, res->warning);
+}
+
+/* Apply @p to @an for real; the result is in ag->res.  0 when in force. */
+static int ag_apply(struct ag *ag, struct ag_nic *an,
+		    const struct rt_profile *p, const char *why)
+{
+	struct rt_apply_result *res = ag->res;
+	uint64_t t0 = ag_now_ns();
+	int ret;
+
+	ret = rt_apply_nic(&rt_backend_sys, &ag->ctx, &an->nic, p, false,
+			   res);
+	an->st.applies[res->result]++;
+	an->st.writes += res->writes + res->restore_writes +
+			 res->recovered_writes;
+	if (ret)
+		an->st.failures++;
+	an->last_result = res->result;
+	snprintf(an->last_error, sizeof(an->last_error), "%s", res->error);
+	an->last_apply_wall = ag_wall();
+	an->st.last_apply_time_s = an->last_apply_wall;
+	an->applied_once = true;
+	ag_log_result(an, p, why, res, (double)(ag_now_ns() - t0) / 1e6);
+	return ret;
+}
+
+/* The module's storm threshold for this NIC's device ([Watchdog] StormMs=). */
+static void ag_storm_ms(struct ag *ag, struct ag_nic *an)
+{
+	const struct rt_profile *p = an->prof;
+	struct nl_msg *msg;
+	int err;
+
+	if (!p || !rt_profile_has(p, RT_PK_WD_STORM_MS) || !ag->cmd_open ||
+	    !an->nic.id.rdma_dev[0])
+		return;
+	msg = rt_nl_msg_dev(&ag->cmd, ROCETUNE_CMD_CONFIG_SET,
+			    an->nic.id.rdma_dev, 0);
+	if (!msg || nla_put_u32(msg, ROCETUNE_A_STORM_MS, p->wd_storm_ms)) {
+		nlmsg_free(msg);
+		return;
+	}
+	err = rt_nl_do(&ag->cmd, msg, NULL, NULL);
+	if (err)
+		ag_log(AG_WARNING, "%s: cannot set the module's storm threshold of %s to %u ms (StormMs=): %s%s%s",
+		       an->nic.id.netdev, an->nic.id.rdma_dev, p->wd_storm_ms,
+		       strerror(-err), ag->cmd.ext_msg[0] ? ": " : "",
+		       ag->cmd.ext_msg);
+	else
+		ag_log(AG_INFO, "%s: the module's storm threshold of %s is %u ms (StormMs=)",
+		       an->nic.id.netdev, an->nic.id.rdma_dev, p->wd_storm_ms);
+}
+
+static void ag_nic_profile(struct ag *ag, struct ag_nic *an)
+{
+	const struct rt_profile *p;
+
+	an->prof = rt_profile_find(&ag->set, &an->nic.id);
+	p = an->prof;
+	snprintf(an->st.profile, sizeof(an->st.profile), "%s",
+		 p ? p->name : "");
+	ag_rl_init(&an->rl, p ? p->max_reapplies : 0,
+		   p ? p->reapply_window_s : 1);
+	an->st.suppressed = false;
+	an->drift = AG_DRIFT_NONE;
+	an->drift_desc[0] = '\0';
+	an->wd.restore_after_ms = p ? p->wd_restore_after_ms : 0;
+	an->poll_due_ms = ag_now_ms() + (uint64_t)ag_poll_s(ag, p) * 1000;
+}
+
+/* NICs ------------------------------------------------------------------- */
+
+static struct ag_nic *ag_find(struct ag *ag, const char *netdev)
+{
+	size_t i;
+
+	for (i = 0; i < ag->n; i++)
+		if (!strcmp(ag->nics[i]->nic.id.netdev, netdev))
+			return ag->nics[i];
+	return NULL;
+}
+
+static struct ag_nic *ag_find_ifindex(struct ag *ag, int ifindex)
+{
+	size_t i;
+
+	for (i = 0; i < ag->n; i++)
+		if (ag->nics[i]->nic.ifindex == ifindex)
+			return ag->nics[i];
+	return NULL;
+}
+
+static struct ag_nic *ag_find_port(struct ag *ag, const char *dev,
+				   uint32_t port)
+{
+	size_t i;
+
+	for (i = 0; i < ag->n; i++)
+		if (!strcmp(ag->nics[i]->nic.id.rdma_dev, dev) &&
+		    (!port || ag->nics[i]->nic.port == port))
+			return ag->nics[i];
+	return NULL;
+}
+
+static void ag_nic_free(struct ag_nic *an)
+{
+	free(an->eff);
+	free(an);
+}
+
+static void ag_remove(struct ag *ag, size_t i, const char *why)
+{
+	struct ag_nic *an = ag->nics[i];
+
+	ag_log(AG_NOTICE, "%s: gone (%s)", an->nic.id.netdev, why);
+	ag_nic_free(an);
+	memmove(ag->nics + i, ag->nics + i + 1,
+		(ag->n - i - 1) * sizeof(ag->nics[0]));
+	ag->n--;
+}
+
+/* A NIC found: track it and apply its profile. */
+static void ag_add(struct ag *ag, const struct rt_nic *nic,
+		   uint64_t origin_ns, const char *why)
+{
+	struct ag_nic *an, **v;
+	double lat;
+
+	an = calloc(1, sizeof(*an));
+	v = realloc(ag->nics, (ag->n + 1) * sizeof(*v));
+	if (!an || !v) {
+		free(an);
+		if (v)
+			ag->nics = v;
+		ag_log(AG_ERR, "%s: out of memory", nic->id.netdev);
+		return;
+	}
+	ag->nics = v;
+	ag->nics[ag->n++] = an;
+	an->nic = *nic;
+	an->seen = true;
+	an->st.last_action_latency_s = -1;
+	snprintf(an->st.netdev, sizeof(an->st.netdev), "%s", nic->id.netdev);
+	snprintf(an->st.rdma_dev, sizeof(an->st.rdma_dev), "%s",
+		 nic->id.rdma_dev);
+	an->st.port = nic->port;
+	ag_wd_init(&an->wd, 0);
+	ag_nic_profile(ag, an);
+	if (!an->prof) {
+		ag_log(AG_INFO, "%s (%s/%u, %s): no profile matches; left alone",
+		       nic->id.netdev, nic->id.rdma_dev, nic->port,
+		       nic->id.driver);
+		an->last_result = RT_RES_NO_PROFILE;
+		return;
+	}
+	ag_log(AG_INFO, "%s (%s/%u, %s): profile %s (%s)", nic->id.netdev,
+	       nic->id.rdma_dev, nic->port, nic->id.driver, an->prof->path,
+	       why);
+	ag_apply(ag, an, an->prof, why);
+	ag_storm_ms(ag, an);
+	if (origin_ns) {
+		lat = (double)(ag_now_ns() - origin_ns) / 1e9;
+		ag_hist_add(&ag->g.hotplug_latency, lat);
+		ag_log(AG_NOTICE, "%s: hotplug -> profile applied in %.1f ms",
+		       nic->id.netdev, lat * 1e3);
+	}
+}
+
+/*
+ * Scan the host's RoCE NICs: apply the profile of each new one, forget
+ * those gone.  @origin_ns: when what led here happened (for the hotplug
+ * latency), 0 if unknown.  Returns the number of new NICs.
+ */
+static int ag_rescan(struct ag *ag, uint64_t origin_ns, const char *why)
+{
+	struct rt_nic *list;
+	struct ag_nic *an;
+	char msg[512] = "";
+	int n, i, added = 0;
+	size_t j;
+
+	list = calloc(RT_NIC_MAX, sizeof(*list));
+	if (!list)
+		return 0;
+	ag->g.rescans++;
+	n = rt_nic_list(list, RT_NIC_MAX, msg, sizeof(msg));
+	if (n < 0) {
+		ag_log(AG_ERR, "cannot list the RoCE NICs: %s", msg);
+		free(list);
+		return 0;
+	}
+	for (j = 0; j < ag->n; j++)
+		ag->nics[j]->seen = false;
+	for (i = 0; i < n; i++) {
+		an = ag_find(ag, list[i].id.netdev);
+		if (an && an->nic.ifindex == list[i].ifindex &&
+		    !strcmp(an->nic.id.rdma_dev, list[i].id.rdma_dev)) {
+			an->nic = list[i];
+			an->seen = true;
+			continue;
+		}
+		if (an) {
+			/* Another device under that name: start afresh. */
+			for (j = 0; ag->nics[j] != an; j++)
+				;
+			ag_remove(ag, j, "replaced by a new device");
+		}
+		ag_add(ag, &list[i], origin_ns, why);
+		added++;
+	}
+	for (j = ag->n; j-- > 0;)
+		if (!ag->nics[j]->seen)
+			ag_remove(ag, j, "no longer a RoCE NIC");
+	free(list);
+	return added;
+}
+
+/* Drift ----------------------------------------------------------------- */
+
+static void ag_check(struct ag *ag, struct ag_nic *an, const char *why)
+{
+	const struct rt_profile *p = ag_profile(an);
+	struct rt_apply_result *res = ag->res;
+	char name[64], a[256], b[256], desc[sizeof(an->drift_desc)];
+	uint64_t now = ag_now_ms();
+	size_t off = 0;
+	bool fresh, again;
+	unsigned int i;
+	int level;
+
+	if (!p)
+		return;
+	an->st.drift_checks++;
+	rt_apply_nic(&rt_backend_sys, &ag->ctx, &an->nic, p, true, res);
+	if (res->result == RT_RES_UNCHANGED) {
+		if (an->drift == AG_DRIFT_REPORTED)
+			ag_log(AG_NOTICE, "%s: as profile %s says again (%s)",
+			       an->nic.id.netdev, p->name, why);
+		if (an->drift != AG_DRIFT_SUPPRESSED)
+			an->drift = AG_DRIFT_NONE;
+		return;
+	}
+	if (res->result == RT_RES_VANISHED) {
+		ag->rescan_due_ms = now;
+		return;
+	}
+	if (res->result != RT_RES_DRY_RUN) {
+		ag_log(AG_WARNING, "%s: cannot compare with profile %s (%s): %s",
+		       an->nic.id.netdev, p->name, why, res->error);
+		return;
+	}
+
+	for (i = 0; i < res->nchanges; i++) {
+		rt_setting_name(&res->changes[i].want, name, sizeof(name));
+		rt_setting_value(&res->changes[i].old, a, sizeof(a));
+		rt_setting_value(&res->changes[i].want, b, sizeof(b));
+		if (res->changes[i].old.absent)
+			snprintf(a, sizeof(a), "absent");
+		off += (size_t)snprintf(desc + off, off < sizeof(desc) ?
+					sizeof(desc) - off : 0,
+					"%s%s: %s -> %s", off ? "; " : "",
+					name, a, b);
+	}
+	/*
+	 * A drift left alone (reported, or re-applies stopped) that is
+	 * still the same is not news: counted and logged once.
+	 */
+	again = (an->drift == AG_DRIFT_REPORTED ||
+		 an->drift == AG_DRIFT_SUPPRESSED) &&
+		!strcmp(desc, an->drift_desc);
+	level = again || an->drift == AG_DRIFT_SUPPRESSED ? AG_DEBUG :
+		AG_WARNING;
+	for (i = 0; i < res->nchanges; i++) {
+		rt_setting_name(&res->changes[i].want, name, sizeof(name));
+		rt_setting_value(&res->changes[i].old, a, sizeof(a));
+		rt_setting_value(&res->changes[i].want, b, sizeof(b));
+		if (res->changes[i].old.absent)
+			snprintf(a, sizeof(a), "absent");
+		if (!again)
+			ag_stats_drift(&an->st, name);
+		ag_log(level, "%s: drift (%s): %s is %s, profile %s wants %s",
+		       an->nic.id.netdev, why, name, a, p->name, b);
+	}
+	memcpy(an->drift_desc, desc, sizeof(desc));
+
+	if (p->on_drift == RT_DRIFT_REPORT || !p->max_reapplies) {
+		if (!again)
+			ag_log(AG_NOTICE, "%s: drift reported only (%s)",
+			       an->nic.id.netdev,
+			       p->on_drift == RT_DRIFT_REPORT ?
+			       "OnDrift=report" : "MaxReapplies=0");
+		an->drift = AG_DRIFT_REPORTED;
+		return;
+	}
+	fresh = !an->rl.suppressed;
+	if (!ag_rl_allow(&an->rl, now)) {
+		if (!again)
+			an->st.suppressions++;
+		an->st.suppressed = true;
+		an->drift = AG_DRIFT_SUPPRESSED;
+		if (fresh)
+			ag_log(AG_WARNING, "%s: %u drift re-applies within %u s (MaxReapplies=%u, ReapplyWindowSec=%u): something keeps changing it; the agent stops re-applying %s and only reports drift until the profiles are reloaded (SIGHUP) or the NIC comes back",
+			       an->nic.id.netdev, an->rl.n, p->reapply_window_s,
+			       p->max_reapplies, p->reapply_window_s,
+			       an->nic.id.netdev);
+		return;
+	}
+	an->drift = AG_DRIFT_REAPPLIED;
+	an->st.reapplies++;
+	ag_apply(ag, an, p, "drift");
+}
+
+/* Pause storms ---------------------------------------------------------- */
+
+/* Before the first action: what the profile leaves unsaid. */
+static void ag_storm_save(struct ag *ag, struct ag_nic *an)
+{
+	const struct rt_profile *p = an->prof;
+	struct rt_dcb_state *ds;
+	char msg[256];
+
+	an->saved_pfc_ok = false;
+	an->saved_tout_ok = false;
+	if (p->wd_action == RT_WD_DISABLE_PFC && !rt_profile_has(p, RT_PK_PFC)) {
+		ds = calloc(1, sizeof(*ds));
+		if (ds && ag->dcb &&
+		    !rt_dcb_get(ag->dcb, an->nic.id.netdev, ds, msg,
+				sizeof(msg))) {
+			an->saved_pfc_en = ds->pfc.pfc_en;
+			an->saved_pfc_ok = true;
+		}
+		free(ds);
+	}
+	if (p->wd_action == RT_WD_TIMEOUT &&
+	    !rt_profile_has(p, RT_PK_PFC_STORM_TIMEOUT_MS) &&
+	    !rt_ethtool_get_pfc_storm(an->nic.id.netdev, &an->saved_tout,
+				      msg, sizeof(msg)))
+		an->saved_tout_ok = true;
+}
+
+static void ag_storm_act(struct ag *ag, struct ag_nic *an,
+			 const struct rt_event *ev, bool first)
+{
+	const struct rt_profile *p = an->prof;
+	enum ag_act act = p->wd_action == RT_WD_TIMEOUT ? AG_ACT_TIMEOUT :
+			  p->wd_action == RT_WD_DISABLE_PFC ?
+			  AG_ACT_DISABLE_PFC : AG_ACT_ALERT;
+	uint64_t now;
+	double lat;
+	int ret = 0;
+
+	if (act != AG_ACT_ALERT) {
+		if (first)
+			ag_storm_save(ag, an);
+		if (ag_eff_build(an)) {
+			ag_log(AG_ERR, "%s: out of memory", an->nic.id.netdev);
+			return;
+		}
+		ret = ag_apply(ag, an, an->eff, "storm action");
+		an->st.action_active = true;
+	}
+	now = ag_now_ns();
+	an->st.actions[act]++;
+	if (!rt_has(ev->attrs, ROCETUNE_A_EVENT_TIME_NS) || !ev->time_ns ||
+	    ev->time_ns > now) {
+		ag_log(AG_WARNING, "%s: storm action %s %s (no event time)",
+		       an->nic.id.netdev, ag_act_name(act),
+		       ret ? "failed" : "in force");
+		return;
+	}
+	lat = (double)(now - ev->time_ns) / 1e9;
+	if (!ret) {
+		ag_hist_add(&ag->g.storm_latency, lat);
+		an->st.last_action_latency_s = lat;
+	}
+	if (act == AG_ACT_ALERT)
+		ag_log(AG_WARNING, "%s: pause storm on priority %u: alert only (Action=alert), %.1f ms after the kernel's event",
+		       an->nic.id.netdev, ev->prio, lat * 1e3);
+	else if (act == AG_ACT_TIMEOUT)
+		ag_log(AG_WARNING, "%s: pause storm on priority %u: pfc-prevention-tout %u ms %s %.1f ms after the kernel's event (Action=timeout)",
+		       an->nic.id.netdev, ev->prio, p->wd_timeout_ms,
+		       ret ? "FAILED" : "in force", lat * 1e3);
+	else
+		ag_log(AG_WARNING, "%s: pause storm on priority %u: PFC off on it %s %.1f ms after the kernel's event (Action=disable-pfc)",
+		       an->nic.id.netdev, ev->prio, ret ? "FAILED" : "in force",
+		       lat * 1e3);
+}
+
+static void ag_storm_restore(struct ag *ag, struct ag_nic *an)
+{
+	struct rt_profile *rp;
+
+	an->st.action_active = false;
+	free(an->eff);
+	an->eff = NULL;
+	if (!an->prof || an->prof->wd_action == RT_WD_ALERT) {
+		ag_log(AG_NOTICE, "%s: pause storms over", an->nic.id.netdev);
+		return;
+	}
+	rp = malloc(sizeof(*rp));
+	if (!rp)
+		return;
+	ag_restore_profile(an, rp);
+	an->st.actions[AG_ACT_RESTORE]++;
+	ag_log(AG_NOTICE, "%s: pause storms over for %u ms (RestoreAfterMs=): restoring profile %s",
+	       an->nic.id.netdev, an->prof->wd_restore_after_ms,
+	       an->prof->name);
+	ag_apply(ag, an, rp, "storm restore");
+	free(rp);
+}
+
+static void ag_storm_event(struct ag *ag, const struct rt_event *ev)
+{
+	bool start = ev->type == ROCETUNE_EVENT_STORM_START;
+	struct ag_nic *an = NULL;
+	enum ag_wd_do todo;
+	bool first;
+
+	if (rt_has(ev->attrs, ROCETUNE_A_PORT_NETDEV_NAME) && ev->netdev[0])
+		an = ag_find(ag, ev->netdev);
+	if (!an)
+		an = ag_find_port(ag, ev->dev, ev->port);
+	if (!an || !rt_has(ev->attrs, ROCETUNE_A_EVENT_PRIO)) {
+		ag_log(AG_WARNING, "pause storm %s on %s/%u prio %u: not a NIC the agent knows",
+		       start ? "start" : "end", ev->dev, ev->port, ev->prio);
+		return;
+	}
+	if (start) {
+		an->st.storm_starts++;
+		ag_log(AG_WARNING, "%s: pause storm on priority %u: %" PRIu64 " pause frames/s for %" PRIu64 " ms",
+		       an->nic.id.netdev, ev->prio, ev->value, ev->duration_ms);
+	} else {
+		an->st.storm_ends++;
+		ag_log(AG_NOTICE, "%s: pause storm on priority %u over after %" PRIu64 " ms",
+		       an->nic.id.netdev, ev->prio, ev->duration_ms);
+	}
+	if (!an->prof) {
+		ag_log(AG_WARNING, "%s: no profile: no storm action",
+		       an->nic.id.netdev);
+		return;
+	}
+	if (start) {
+		first = an->wd.state == AG_WD_IDLE;
+		todo = ag_wd_storm_start(&an->wd, ev->prio, ag_now_ms());
+		if (todo == AG_WD_DO_ACT)
+			ag_storm_act(ag, an, ev, first);
+	} else {
+		todo = ag_wd_storm_end(&an->wd, ev->prio, ag_now_ms());
+		if (todo == AG_WD_DO_RESTORE)
+			ag_storm_restore(ag, an);
+		else if (an->wd.state == AG_WD_HOLD)
+			ag_log(AG_INFO, "%s: restoring in %u ms unless a storm starts again",
+			       an->nic.id.netdev, an->prof->wd_restore_after_ms);
+	}
+}
+
+/* Module events --------------------------------------------------------- */
+
+/*
+ * A device appeared but is no RoCE NIC yet (its port has no netdev or
+ * GID yet): look again every AG_RESCAN_RETRY_MS for a while.
+ */
+static void ag_rescan_soon(struct ag *ag, uint64_t origin_ns)
+{
+	if (!ag->rescan_due_ms || !ag->rescan_origin_ns)
+		ag->rescan_origin_ns = origin_ns;
+	ag->rescan_due_ms = ag_now_ms() + AG_RESCAN_RETRY_MS;
+	ag->rescan_retries = AG_RESCAN_RETRIES;
+}
+
+static void ag_on_event(struct ag *ag, const struct rt_event *ev)
+{
+	const char *name = rt_event_name(ev->type);
+	uint64_t origin;
+
+	ag->g.events++;
+	ag_log(AG_DEBUG, "event %s %s/%u %s", name ? name : "?", ev->dev,
+	       ev->port, ev->netdev);
+	switch (ev->type) {
+	case ROCETUNE_EVENT_DEV_ADD:
+	case ROCETUNE_EVENT_PORT_NETDEV:
+	case ROCETUNE_EVENT_DEV_RENAME:
+		origin = rt_has(ev->attrs, ROCETUNE_A_EVENT_TIME_NS) &&
+			 ev->time_ns ? ev->time_ns : ag_now_ns();
+		if (!ag_rescan(ag, origin, "hotplug"))
+			ag_rescan_soon(ag, origin);
+		break;
+	case ROCETUNE_EVENT_DEV_DEL:
+		ag_rescan(ag, 0, "hotplug");
+		break;
+	case ROCETUNE_EVENT_STORM_START:
+	case ROCETUNE_EVENT_STORM_END:
+		ag_storm_event(ag, ev);
+		break;
+	default:
+		break;
+	}
+}
+
+static int ag_event_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	struct rt_event ev;
+
+	if (rt_event_parse(nlh, &ev)) {
+		ag_log(AG_WARNING, "malformed event from rocetune.ko; skipped");
+		return 0;
+	}
+	ag_on_event(arg, &ev);
+	return 0;
+}
+
+static void ag_check_all(struct ag *ag, const char *why)
+{
+	size_t i;
+
+	for (i = 0; i < ag->n; i++)
+		ag_check(ag, ag->nics[i], why);
+}
+
+static void ag_module_open(struct ag *ag, bool quiet)
+{
+	size_t i;
+	int err;
+
+	if (!ag->cmd_open && !rt_nl_open(&ag->cmd))
+		ag->cmd_open = true;
+	if (ag->ev_open)
+		return;
+	err = rt_nl_event_open(&ag->ev, ROCETUNE_MCGRP_EVENTS, 4 << 20);
+	if (err) {
+		if (!quiet)
+			ag_log(AG_NOTICE, "rocetune.ko is not loaded: no hotplug or pause-storm events from it (new NICs are found from link notifications and polls; retrying every %u s)",
+			       AG_MODULE_RETRY_MS / 1000);
+		return;
+	}
+	nl_socket_set_nonblocking(ag->ev.sk);
+	ag->ev_open = true;
+	ag->g.module = true;
+	ag_log(AG_INFO, "receiving rocetune.ko's events");
+	for (i = 0; i < ag->n; i++)
+		ag_storm_ms(ag, ag->nics[i]);
+}
+
+static void ag_module_read(struct ag *ag)
+{
+	int err = rt_nl_event_recv(&ag->ev, ag_event_cb, ag);
+
+	if (err == -ENOBUFS) {
+		ag->g.events_lost++;
+		ag_log(AG_WARNING, "events from rocetune.ko were lost (socket overrun): checking every NIC");
+		ag_rescan(ag, 0, "events lost");
+		ag_check_all(ag, "events lost");
+	} else if (err && err != -EAGAIN) {
+		ag_log(AG_WARNING, "rocetune.ko's event socket: %s; reopening",
+		       strerror(-err));
+		rt_nl_close(&ag->ev);
+		ag->ev_open = false;
+		ag->g.module = false;
+		ag->module_retry_ms = ag_now_ms() + AG_MODULE_RETRY_MS;
+	}
+}
+
+/* rtnetlink ------------------------------------------------------------- */
+
+static int ag_rtnl_open(struct ag *ag)
+{
+	int grp = RTNLGRP_DCB, buf = 4 << 20, fd;
+
+	ag->rtnl = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	if (!ag->rtnl)
+		return -errno;
+	fd = mnl_socket_get_fd(ag->rtnl);
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &buf, sizeof(buf));
+	if (mnl_socket_bind(ag->rtnl, RTMGRP_LINK, MNL_SOCKET_AUTOPID) ||
+	    mnl_socket_setsockopt(ag->rtnl, NETLINK_ADD_MEMBERSHIP, &grp,
+				  sizeof(grp)))
+		return -errno;
+	return 0;
+}
+
+static void ag_rtnl_msg(struct ag *ag, const struct ag_rtnl_msg *m)
+{
+	struct ag_nic *an;
+	size_t i;
+
+	switch (m->kind) {
+	case AG_RTNL_NEWLINK:
+		an = ag_find_ifindex(ag, m->ifindex);
+		if (an && !strcmp(an->nic.id.netdev, m->ifname))
+			return;
+		/* A new netdev: its RDMA device may follow; look a few times. */
+		ag_rescan_soon(ag, ag_now_ns());
+		return;
+	case AG_RTNL_DELLINK:
+		for (i = 0; i < ag->n; i++)
+			if (ag->nics[i]->nic.ifindex == m->ifindex) {
+				ag_remove(ag, i, "netdev removed");
+				return;
+			}
+		return;
+	case AG_RTNL_DCB:
+		an = ag_find(ag, m->ifname);
+		if (!an || !ag_profile(an))
+			return;
+		ag_log(AG_DEBUG, "%s: DCB notification", m->ifname);
+		if (!an->dcb_due_ms)
+			an->dcb_due_ms = ag_now_ms() + AG_DCB_SETTLE_MS;
+		return;
+	default:
+		return;
+	}
+}
+
+static void ag_rtnl_read(struct ag *ag)
+{
+	static char buf[65536] __attribute__((aligned(8)));
+	const struct nlmsghdr *nlh;
+	struct ag_rtnl_msg m;
+	ssize_t n;
+	int len;
+
+	for (;;) {
+		n = mnl_socket_recvfrom(ag->rtnl, buf, sizeof(buf));
+		if (n < 0) {
+			if (errno == ENOBUFS) {
+				ag_log(AG_WARNING, "rtnetlink notifications were lost (socket overrun): checking every NIC");
+				ag_rescan(ag, 0, "notifications lost");
+				ag_check_all(ag, "notifications lost");
+				continue;
+			}
+			return;		/* EAGAIN */
+		}
+		len = (int)n;
+		for (nlh = (const struct nlmsghdr *)buf; mnl_nlmsg_ok(nlh, len);
+		     nlh = mnl_nlmsg_next(nlh, &len))
+			if (!ag_rtnl_parse(nlh, (size_t)len, &m))
+				ag_rtnl_msg(ag, &m);
+	}
+}
+
+/* Profiles -------------------------------------------------------------- */
+
+static int ag_load(struct rt_profile_set *set, struct rt_diag *d)
+{
+	int err;
+
+	memset(set, 0, sizeof(*set));
+	err = rt_profile_load_dir(rt_profile_dir(), set, d);
+	if (err) {
+		rt_profile_set_free(set);
+		memset(set, 0, sizeof(*set));
+	}
+	return err;
+}
+
+static void ag_log_diag(const struct rt_diag *d)
+{
+	unsigned int i;
+
+	for (i = 0; i < d->n && i < RT_DIAG_MAX; i++)
+		ag_log(AG_ERR, "%s", d->msg[i]);
+}
+
+/* STATUS= (after @pre, e.g. "READY=1\n"). */
+static void ag_notify_status(struct ag *ag, const char *pre)
+{
+	size_t i, with = 0;
+
+	for (i = 0; i < ag->n; i++)
+		with += ag->nics[i]->prof != NULL;
+	sd_notifyf(0, "%sSTATUS=%zu RoCE NIC%s, %zu with a profile; %u profile%s%s%s",
+		   pre, ag->n, ag->n == 1 ? "" : "s", with, ag->set.n,
+		   ag->set.n == 1 ? "" : "s",
+		   ag->reload_error[0] ? "; last reload FAILED: " : "",
+		   ag->reload_error);
+}
+
+static void ag_reload(struct ag *ag)
+{
+	struct rt_profile_set nset, old;
+	struct rt_diag *d;
+	struct ag_nic *an;
+	size_t i;
+	int err;
+
+	sd_notify(0, "RELOADING=1");
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return;
+	err = ag_load(&nset, d);
+	if (err) {
+		ag_log_diag(d);
+		ag_log(AG_ERR, "profile reload failed: %s in %s; the %u profile%s loaded before stay%s in force",
+		       err == -EINVAL ? "errors" : strerror(-err),
+		       rt_profile_dir(), ag->set.n, ag->set.n == 1 ? "" : "s",
+		       ag->set.n == 1 ? "s" : "");
+		snprintf(ag->reload_error, sizeof(ag->reload_error), "%s",
+			 d->n ? d->msg[0] : strerror(-err));
+		ag->g.reloads_failed++;
+		ag->g.last_reload_ok = false;
+		free(d);
+		ag_notify_status(ag, "READY=1\n");
+		return;
+	}
+	free(d);
+	old = ag->set;
+	ag->set = nset;
+	ag->reload_error[0] = '\0';
+	ag->g.reloads_ok++;
+	ag->g.last_reload_ok = true;
+	ag_log(AG_NOTICE, "profiles reloaded: %u from %s", ag->set.n,
+	       rt_profile_dir());
+	for (i = 0; i < ag->n; i++) {
+		an = ag->nics[i];
+		ag_nic_profile(ag, an);
+		if (!an->prof || an->prof->wd_action == RT_WD_ALERT) {
+			ag_wd_init(&an->wd, an->prof ?
+				   an->prof->wd_restore_after_ms : 0);
+			an->st.action_active = false;
+		}
+		ag_eff_build(an);
+		if (!an->prof) {
+			ag_log(AG_INFO, "%s: no profile matches now; left as it is",
+			       an->nic.id.netdev);
+			continue;
+		}
+		ag_apply(ag, an, ag_profile(an), "reload");
+		ag_storm_ms(ag, an);
+	}
+	rt_profile_set_free(&old);
+	ag_notify_status(ag, "READY=1\n");
+}
+
+/* Timer ----------------------------------------------------------------- */
+
+static uint64_t ag_min_due(uint64_t a, uint64_t b)
+{
+	if (!a)
+		return b;
+	if (!b)
+		return a;
+	return a < b ? a : b;
+}
+
+static void ag_arm_timer(struct ag *ag)
+{
+	struct itimerspec its = { 0 };
+	uint64_t due = ag->periodic_rescan_ms;
+	size_t i;
+
+	due = ag_min_due(due, ag->rescan_due_ms);
+	if (!ag->ev_open)
+		due = ag_min_due(due, ag->module_retry_ms);
+	for (i = 0; i < ag->n; i++) {
+		struct ag_nic *an = ag->nics[i];
+
+		if (ag_profile(an))
+			due = ag_min_due(due, an->poll_due_ms);
+		due = ag_min_due(due, an->dcb_due_ms);
+		due = ag_min_due(due, ag_wd_deadline(&an->wd));
+	}
+	if (!due)
+		due = ag_now_ms() + 60000;
+	its.it_value.tv_sec = (time_t)(due / 1000);
+	its.it_value.tv_nsec = (long)(due % 1000) * 1000000L;
+	if (!its.it_value.tv_sec && !its.it_value.tv_nsec)
+		its.it_value.tv_nsec = 1;
+	timerfd_settime(ag->tfd, TFD_TIMER_ABSTIME, &its, NULL);
+}
+
+/* Everything that is due. */
+static void ag_due(struct ag *ag)
+{
+	uint64_t now = ag_now_ms();
+	struct ag_nic *an;
+	uint64_t origin;
+	size_t i;
+
+	if (!ag->ev_open && ag->module_retry_ms <= now) {
+		ag_module_open(ag, true);
+		ag->module_retry_ms = now + AG_MODULE_RETRY_MS;
+	}
+	if (ag->rescan_due_ms && ag->rescan_due_ms <= now) {
+		origin = ag->rescan_origin_ns;
+		ag->rescan_due_ms = 0;
+		if (!ag_rescan(ag, origin, "hotplug") && ag->rescan_retries) {
+			ag->rescan_retries--;
+			ag->rescan_due_ms = ag_now_ms() + AG_RESCAN_RETRY_MS;
+		} else {
+			ag->rescan_origin_ns = 0;
+		}
+	}
+	if (ag->periodic_rescan_ms <= now) {
+		ag_rescan(ag, 0, "periodic scan");
+		ag->periodic_rescan_ms = now + (uint64_t)ag->o.poll_interval_s *
+					      1000;
+	}
+	for (i = 0; i < ag->n; i++) {
+		an = ag->nics[i];
+		now = ag_now_ms();
+		if (ag_wd_tick(&an->wd, now) == AG_WD_DO_RESTORE)
+			ag_storm_restore(ag, an);
+		if (an->dcb_due_ms && an->dcb_due_ms <= now) {
+			an->dcb_due_ms = 0;
+			ag_check(ag, an, "DCB notification");
+		}
+		if (ag_profile(an) && an->poll_due_ms <= now) {
+			an->poll_due_ms = now + (uint64_t)ag_poll_s(ag, an->prof) *
+					  1000;
+			ag_check(ag, an, "poll");
+		}
+	}
+}
+
+/* Metrics and status ---------------------------------------------------- */
+
+struct ag_port_list {
+	struct rt_port v[AG_PORTS_MAX];
+	size_t n;
+	bool full;
+};
+
+static int ag_port_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	struct ag_port_list *l = arg;
+
+	if (l->n == AG_PORTS_MAX) {
+		l->full = true;
+		return 0;
+	}
+	if (rt_port_parse(nlh, &l->v[l->n])) {
+		rt_port_free(&l->v[l->n]);
+		return 0;
+	}
+	l->n++;
+	return 0;
+}
+
+static void ag_fill_metrics(FILE *f, void *arg)
+{
+	struct ag *ag = arg;
+	const struct ag_stats **st;
+	struct ag_port_list *l;
+	struct nl_msg *msg;
+	size_t i;
+
+	st = calloc(ag->n ? ag->n : 1, sizeof(*st));
+	if (!st)
+		return;
+	for (i = 0; i < ag->n; i++) {
+		ag->nics[i]->st.suppressed = ag->nics[i]->rl.suppressed;
+		st[i] = &ag->nics[i]->st;
+	}
+	ag_metrics_write(f, &ag->g, st, ag->n);
+	free(st);
+	if (!ag->cmd_open)
+		return;
+	l = calloc(1, sizeof(*l));
+	if (!l)
+		return;
+	msg = rt_nl_msg(&ag->cmd, ROCETUNE_CMD_PORT_GET);
+	if (msg && !rt_nl_dump(&ag->cmd, msg, ag_port_cb, l))
+		rt_prom_write_ports(f, l->v, l->n, false);
+	if (l->full)
+		ag_log(AG_DEBUG, "metrics: more than %d ports; the others left out",
+		       AG_PORTS_MAX);
+	for (i = 0; i < l->n; i++)
+		rt_port_free(&l->v[i]);
+	free(l);
+}
+
+static void ag_status_nic(struct rt_print *pr, const struct ag *ag,
+			  struct ag_nic *an)
+{
+	const struct rt_profile *p = an->prof;
+	uint64_t now = ag_now_ms();
+	char buf[64];
+
+	rt_print_open_object(pr, NULL);
+	rt_print_string(pr, RT_PRINT_ANY, "netdev", "%s", an->nic.id.netdev);
+	rt_print_string(pr, RT_PRINT_ANY, "rdma_device", " (%s",
+			an->nic.id.rdma_dev);
+	rt_print_uint(pr, RT_PRINT_ANY, "port", "/%" PRIu64, an->nic.port);
+	rt_print_string(pr, RT_PRINT_ANY, "driver", ", %s):",
+			an->nic.id.driver);
+	if (!p) {
+		rt_print_string(pr, RT_PRINT_JSON, "profile", NULL, "");
+		rt_print_text(pr, " no profile matches\n");
+		rt_print_close_object(pr);
+		return;
+	}
+	rt_print_string(pr, RT_PRINT_ANY, "profile", " profile %s", p->path);
+	rt_print_string(pr, RT_PRINT_ANY, "last_result", ", last apply %s",
+			an->applied_once ? rt_result_name(an->last_result) :
+			"none");
+	if (an->applied_once) {
+		snprintf(buf, sizeof(buf), "%.0f",
+			 ag_wall() - an->last_apply_wall);
+		rt_print_string(pr, RT_PRINT_TEXT, NULL, " %s s ago", buf);
+		rt_print_uint(pr, RT_PRINT_JSON, "last_apply_time", NULL,
+			      (uint64_t)an->last_apply_wall);
+	}
+	rt_print_uint(pr, RT_PRINT_ANY, "writes", " (%" PRIu64 " writes)\n",
+		      an->st.writes);
+	if (an->last_error[0])
+		rt_print_string(pr, RT_PRINT_ANY, "last_error",
+				"  error: %s\n", an->last_error);
+	rt_print_open_object(pr, "drift");
+	rt_print_string(pr, RT_PRINT_ANY, "state", "  drift: %s",
+			ag_drift_names[an->drift]);
+	rt_print_string(pr, RT_PRINT_ANY, "on_drift", " (OnDrift=%s",
+			rt_on_drift_name(p->on_drift));
+	rt_print_uint(pr, RT_PRINT_ANY, "reapplies_in_window",
+		      ", %" PRIu64, ag_rl_count(&an->rl, now));
+	rt_print_uint(pr, RT_PRINT_ANY, "max_reapplies",
+		      " of %" PRIu64 " re-applies", p->max_reapplies);
+	rt_print_uint(pr, RT_PRINT_ANY, "window_sec", " in %" PRIu64 " s)",
+		      p->reapply_window_s);
+	rt_print_bool(pr, RT_PRINT_JSON, "suppressed", NULL,
+		      an->rl.suppressed);
+	if (an->rl.suppressed)
+		rt_print_text(pr, ", re-applies STOPPED");
+	rt_print_uint(pr, RT_PRINT_ANY, "checks", ", %" PRIu64 " checks",
+		      an->st.drift_checks);
+	rt_print_uint(pr, RT_PRINT_ANY, "poll_interval_sec",
+		      ", polled every %" PRIu64 " s\n", ag_poll_s(ag, p));
+	if (an->drift_desc[0])
+		rt_print_string(pr, RT_PRINT_ANY, "last", "    last: %s\n",
+				an->drift_desc);
+	rt_print_close_object(pr);
+	rt_print_open_object(pr, "storm");
+	rt_print_string(pr, RT_PRINT_ANY, "state", "  storm watchdog: %s",
+			ag_wd_state_name(an->wd.state));
+	rt_print_string(pr, RT_PRINT_ANY, "action", ", Action=%s",
+			rt_wd_action_name(p->wd_action));
+	rt_print_bool(pr, RT_PRINT_ANY, "action_in_force", ", in force: %s",
+		      an->eff != NULL);
+	rt_print_uint(pr, RT_PRINT_ANY, "storming_prios",
+		      ", storming 0x%02" PRIx64, an->wd.storming);
+	rt_print_uint(pr, RT_PRINT_ANY, "acted_prios",
+		      ", acted 0x%02" PRIx64, an->wd.acted);
+	if (an->wd.state == AG_WD_HOLD)
+		rt_print_uint(pr, RT_PRINT_ANY, "restore_in_ms",
+			      ", restore in %" PRIu64 " ms",
+			      an->wd.restore_at_ms > now ?
+			      an->wd.restore_at_ms - now : 0);
+	rt_print_uint(pr, RT_PRINT_ANY, "storms", ", %" PRIu64 " storms\n",
+		      an->st.storm_starts);
+	rt_print_close_object(pr);
+	rt_print_close_object(pr);
+}
+
+static void ag_fill_status(FILE *f, bool json, bool pretty, void *arg)
+{
+	struct ag *ag = arg;
+	struct rt_print pr;
+	char buf[64];
+	size_t i;
+
+	rt_print_init(&pr, f, json, pretty);
+	rt_print_open_object(&pr, NULL);
+	rt_print_uint(&pr, RT_PRINT_ANY, "pid", "rocetuned pid %" PRIu64,
+		      (uint64_t)getpid());
+	snprintf(buf, sizeof(buf), "%.0f", ag_wall() - ag->g.start_time_s);
+	rt_print_string(&pr, RT_PRINT_TEXT, NULL, ", up %s s", buf);
+	rt_print_uint(&pr, RT_PRINT_JSON, "start_time", NULL,
+		      (uint64_t)ag->g.start_time_s);
+	rt_print_string(&pr, RT_PRINT_ANY, "profile_dir", ", profiles %s",
+			rt_profile_dir());
+	rt_print_uint(&pr, RT_PRINT_ANY, "profiles", " (%" PRIu64 ")",
+		      ag->set.n);
+	rt_print_bool(&pr, RT_PRINT_ANY, "module_events",
+		      ", rocetune.ko events: %s", ag->ev_open);
+	rt_print_bool(&pr, RT_PRINT_ANY, "last_reload_ok",
+		      ", last reload ok: %s\n", ag->g.last_reload_ok);
+	if (ag->reload_error[0])
+		rt_print_string(&pr, RT_PRINT_ANY, "reload_error",
+				"  reload error: %s\n", ag->reload_error);
+	rt_print_open_array(&pr, "nics");
+	for (i = 0; i < ag->n; i++)
+		ag_status_nic(&pr, ag, ag->nics[i]);
+	rt_print_close_array(&pr);
+	rt_print_close_object(&pr);
+	if (json && !pretty)
+		fputc('\n', f);
+}
+
+/* Start and stop -------------------------------------------------------- */
+
+static int ag_lock(struct ag *ag)
+{
+	char path[1024], pid[32] = "";
+	const char *dir = rt_run_dir();
+	ssize_t n;
+
+	if (mkdir(dir, 0755) && errno != EEXIST) {
+		ag_log(AG_ERR, "cannot create %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/rocetuned.pid", dir);
+	ag->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
+			   0644);
+	if (ag->lock_fd < 0) {
+		ag_log(AG_ERR, "cannot open %s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (flock(ag->lock_fd, LOCK_EX | LOCK_NB)) {
+		n = pread(ag->lock_fd, pid, sizeof(pid) - 1, 0);
+		pid[n > 0 ? n : 0] = '\0';
+		pid[strcspn(pid, "\n")] = '\0';
+		ag_log(AG_ERR, "another rocetuned is running (pid %s; it holds the lock %s): not starting a second one",
+		       pid[0] ? pid : "?", path);
+		return -1;
+	}
+	return 0;
+}
+
+static void ag_write_pid(struct ag *ag)
+{
+	if (!ftruncate(ag->lock_fd, 0))
+		dprintf(ag->lock_fd, "%d\n", (int)getpid());
+}
+
+/*
+ * Without --foreground and outside systemd: fork; the parent waits until
+ * the child has applied the profiles and exits 0 (1 if it failed).
+ */
+static int ag_daemonize(struct ag *ag)
+{
+	int p[2];
+	pid_t pid;
+	char c = 1;
+
+	if (pipe2(p, O_CLOEXEC))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid > 0) {
+		close(p[1]);
+		if (read(p[0], &c, 1) != 1)
+			c = 1;
+		_exit(c ? 1 : 0);
+	}
+	close(p[0]);
+	setsid();
+	ag->ready_fd = p[1];
+	return 0;
+}
+
+static void ag_ready(struct ag *ag)
+{
+	char c = 0;
+
+	if (ag->ready_fd >= 0) {
+		if (write(ag->ready_fd, &c, 1) != 1)
+			ag_log(AG_WARNING, "cannot tell the parent we are ready");
+		close(ag->ready_fd);
+		ag->ready_fd = -1;
+	}
+	ag_notify_status(ag, "READY=1\n");
+}
+
+static int ag_signals(struct ag *ag)
+{
+	sigset_t mask;
+
+	signal(SIGPIPE, SIG_IGN);
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	if (sigprocmask(SIG_BLOCK, &mask, NULL))
+		return -1;
+	ag->sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	return ag->sfd < 0 ? -1 : 0;
+}
+
+static void ag_signal_read(struct ag *ag)
+{
+	struct signalfd_siginfo si;
+
+	while (read(ag->sfd, &si, sizeof(si)) == sizeof(si)) {
+		switch (si.ssi_signo) {
+		case SIGHUP:
+			ag_log(AG_NOTICE, "SIGHUP: reloading the profiles of %s",
+			       rt_profile_dir());
+			ag_reload(ag);
+			break;
+		default:
+			ag_log(AG_NOTICE, "%s: stopping",
+			       si.ssi_signo == SIGTERM ? "SIGTERM" : "SIGINT");
+			ag->stop = true;
+		}
+	}
+}
+
+static void ag_usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: rocetuned [ OPTIONS ]\n"
+		"Keeps every RoCE NIC as its profile (%s/*.conf) says.\n"
+		"  -f, --foreground              do not fork (systemd: Type=notify)\n"
+		"  -m, --metrics-listen ADDR:PORT serve Prometheus metrics on /metrics\n"
+		"  -i, --poll-interval SEC       default poll period of what sends no\n"
+		"                                notification (1..3600, default %u; a\n"
+		"                                profile's [Agent] PollIntervalSec= wins)\n"
+		"  -v, --verbose                 debug messages\n"
+		"  -V, --version                 print the version\n"
+		"  -h, --help                    this help\n"
+		"Signals: SIGHUP reloads the profiles, SIGTERM and SIGINT stop.\n"
+		"Environment: ROCETUNE_PROFILE_DIR, ROCETUNE_RUN_DIR (default /run/rocetune).\n",
+		rt_profile_dir(), RT_AGENT_DEF_POLL_INTERVAL_S);
+}
+
+static int ag_options(struct ag_opts *o, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "foreground", no_argument, NULL, 'f' },
+		{ "metrics-listen", required_argument, NULL, 'm' },
+		{ "poll-interval", required_argument, NULL, 'i' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	o->poll_interval_s = RT_AGENT_DEF_POLL_INTERVAL_S;
+	while ((c = getopt_long(argc, argv, "fm:i:vVh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			o->foreground = true;
+			break;
+		case 'm':
+			o->metrics_listen = optarg;
+			break;
+		case 'i':
+			if (rt_parse_u32(optarg, 1, 3600, &o->poll_interval_s)) {
+				fprintf(stderr, "rocetuned: --poll-interval %s: not a number of seconds in 1..3600\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case 'v':
+			o->verbose++;
+			break;
+		case 'V':
+			printf("rocetuned %s\n", ROCETUNE_VERSION);
+			return 0;
+		case 'h':
+			ag_usage(stdout);
+			return 0;
+		default:
+			ag_usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "rocetuned: unexpected argument \"%s\"\n",
+			argv[optind]);
+		return 2;
+	}
+	return -1;
+}
+
+static int ag_start(struct ag *ag)
+{
+	struct rt_diag *d;
+	int err;
+
+	ag->res = calloc(1, sizeof(*ag->res));
+	d = calloc(1, sizeof(*d));
+	if (!ag->res || !d) {
+		free(d);
+		return -1;
+	}
+	err = ag_load(&ag->set, d);
+	if (err) {
+		ag_log_diag(d);
+		ag_log(AG_ERR, "%s in the profiles of %s: not starting (an invalid profile is never applied; fix it, check with \"rocetune profile check\")",
+		       err == -EINVAL ? "errors" : strerror(-err),
+		       rt_profile_dir());
+		free(d);
+		return -1;
+	}
+	free(d);
+	ag->g.last_reload_ok = true;
+	ag_log(AG_INFO, "%u profile%s from %s", ag->set.n,
+	       ag->set.n == 1 ? "" : "s", rt_profile_dir());
+	if (ag_signals(ag)) {
+		ag_log(AG_ERR, "signalfd: %s", strerror(errno));
+		return -1;
+	}
+	ag->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (ag->tfd < 0) {
+		ag_log(AG_ERR, "timerfd: %s", strerror(errno));
+		return -1;
+	}
+	err = ag_rtnl_open(ag);
+	if (err) {
+		ag_log(AG_ERR, "rtnetlink (RTNLGRP_LINK, RTNLGRP_DCB): %s",
+		       strerror(-err));
+		return -1;
+	}
+	err = rt_dcb_open(&ag->dcb);
+	if (err) {
+		ag_log(AG_ERR, "DCB netlink: %s", strerror(-err));
+		return -1;
+	}
+	ag_module_open(ag, false);
+	ag->module_retry_ms = ag_now_ms() + AG_MODULE_RETRY_MS;
+	ag->status_fd = ag_status_listen();
+	if (ag->status_fd < 0)
+		return -1;
+	if (ag->o.metrics_listen) {
+		ag->http = ag_http_start(ag->o.metrics_listen, ag_fill_metrics,
+					 ag);
+		if (!ag->http)
+			return -1;
+	}
+	ag_rescan(ag, 0, "start");
+	ag->periodic_rescan_ms = ag_now_ms() +
+				 (uint64_t)ag->o.poll_interval_s * 1000;
+	return 0;
+}
+
+static void ag_stop(struct ag *ag)
+{
+	char path[1024];
+	size_t i;
+
+	sd_notify(0, "STOPPING=1");
+	ag_http_stop(ag->http);
+	if (ag->status_fd >= 0) {
+		close(ag->status_fd);
+		if (!ag_status_path(path, sizeof(path)))
+			unlink(path);
+	}
+	for (i = 0; i < ag->n; i++)
+		ag_nic_free(ag->nics[i]);
+	free(ag->nics);
+	if (ag->ev_open)
+		rt_nl_close(&ag->ev);
+	if (ag->cmd_open)
+		rt_nl_close(&ag->cmd);
+	if (ag->rtnl)
+		mnl_socket_close(ag->rtnl);
+	if (ag->dcb)
+		rt_dcb_close(ag->dcb);
+	rt_sys_ctx_close(&ag->ctx);
+	rt_profile_set_free(&ag->set);
+	free(ag->res);
+	if (ag->tfd >= 0)
+		close(ag->tfd);
+	if (ag->sfd >= 0)
+		close(ag->sfd);
+	if (ag->lock_fd >= 0)
+		close(ag->lock_fd);
+}
+
+enum { AG_FD_SIG, AG_FD_TIMER, AG_FD_RTNL, AG_FD_STATUS, AG_FD_EV,
+       AG_FD_HTTP, AG_NFDS };
+
+static void ag_loop(struct ag *ag)
+{
+	struct pollfd pfd[AG_NFDS];
+	uint64_t expirations;
+	int timeout, n;
+
+	while (!ag->stop) {
+		ag_arm_timer(ag);
+		memset(pfd, 0, sizeof(pfd));
+		pfd[AG_FD_SIG] = (struct pollfd){ ag->sfd, POLLIN, 0 };
+		pfd[AG_FD_TIMER] = (struct pollfd){ ag->tfd, POLLIN, 0 };
+		pfd[AG_FD_RTNL] = (struct pollfd){
+			mnl_socket_get_fd(ag->rtnl), POLLIN, 0 };
+		pfd[AG_FD_STATUS] = (struct pollfd){ ag->status_fd, POLLIN, 0 };
+		pfd[AG_FD_EV] = (struct pollfd){
+			ag->ev_open ? nl_socket_get_fd(ag->ev.sk) : -1,
+			POLLIN, 0 };
+		pfd[AG_FD_HTTP] = (struct pollfd){
+			ag->http ? ag_http_fd(ag->http) : -1, POLLIN, 0 };
+		timeout = ag->http ? ag_http_timeout_ms(ag->http) : -1;
+		n = poll(pfd, AG_NFDS, timeout);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			ag_log(AG_ERR, "poll: %s", strerror(errno));
+			break;
+		}
+		if (pfd[AG_FD_SIG].revents)
+			ag_signal_read(ag);
+		if (pfd[AG_FD_EV].revents && ag->ev_open)
+			ag_module_read(ag);
+		if (pfd[AG_FD_RTNL].revents)
+			ag_rtnl_read(ag);
+		if (pfd[AG_FD_TIMER].revents &&
+		    read(ag->tfd, &expirations, sizeof(expirations)) < 0 &&
+		    errno != EAGAIN)
+			ag_log(AG_WARNING, "timerfd: %s", strerror(errno));
+		ag_due(ag);
+		if (pfd[AG_FD_STATUS].revents)
+			ag_status_serve(ag->status_fd, ag_fill_status, ag);
+		if (ag->http)
+			ag_http_run(ag->http);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	const char *js = getenv("JOURNAL_STREAM");
+	struct ag ag;
+	int ret;
+
+	memset(&ag, 0, sizeof(ag));
+	ag.tfd = ag.sfd = ag.status_fd = ag.lock_fd = ag.ready_fd = -1;
+	ret = ag_options(&ag.o, argc, argv);
+	if (ret >= 0)
+		return ret;
+	ag_log_init(js && *js, ag.o.verbose ? AG_DEBUG : AG_INFO);
+	ag.g.start_time_s = ag_wall();
+	if (ag_lock(&ag))
+		return 1;
+	if (!ag.o.foreground && !getenv("NOTIFY_SOCKET") && ag_daemonize(&ag)) {
+		ag_log(AG_ERR, "cannot fork: %s", strerror(errno));
+		return 1;
+	}
+	ag_write_pid(&ag);
+	ag_log(AG_INFO, "rocetuned %s starting (pid %d)", ROCETUNE_VERSION,
+	       (int)getpid());
+	if (ag_start(&ag)) {
+		ag_stop(&ag);
+		return 1;
+	}
+	ag_ready(&ag);
+	ag_loop(&ag);
+	ag_stop(&ag);
+	ag_log(AG_INFO, "stopped");
+	return 0;
+}

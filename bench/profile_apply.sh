@@ -93,7 +93,7 @@ shell_sequence() {
 	dcb buffer set dev "$DEV" prio-buffer all:0 3:1 \
 		buffer-size all:0 0:128K 1:128K &&
 	dcb pfc set dev "$DEV" prio-pfc all:off 3:on delay 10 &&
-	ethtool --set-tunable "$DEV" pfc-prevention-tout auto &&
+	ethtool --set-tunable "$DEV" pfc-prevention-tout 65535 &&
 	dcb app replace dev "$DEV" dscp-prio 26:3 48:6 &&
 	echo 46 > "$CC/np_cnp_dscp" && echo 7 > "$CC/np_cnp_prio" &&
 	echo 10 > "$CC/rp_min_rate" && echo 20 > "$CC/rp_ai_rate" &&

@@ -6,7 +6,7 @@
 # (or one command, or a shell) in that single boot.
 #
 #   run.sh [-k KVER] [-o OUTDIR] [-T SECS] [TEST...]   run selftests (TAP)
-#   run.sh [-k KVER] -x 'COMMAND'                        run one command
+#   run.sh [-k KVER] [-S] -x 'COMMAND'   run one command (-S: systemd-stage.sh)
 #   run.sh [-k KVER] -s                                  interactive shell
 #
 # KVER is a release or a prefix ("6.1", "6.12"; default 6.1).  TESTs are
@@ -23,6 +23,7 @@ kver=6.1
 out=
 mode="test"
 exec_cmd=
+systemd=
 timeout_override=
 
 usage() {
@@ -30,13 +31,14 @@ usage() {
 	exit 2
 }
 
-while getopts "k:o:T:x:sh" opt; do
+while getopts "k:o:T:x:sSh" opt; do
 	case $opt in
 	k) kver=$OPTARG ;;
 	o) out=$OPTARG ;;
 	T) timeout_override=$OPTARG ;;
 	x) mode="exec"; exec_cmd=$OPTARG ;;
 	s) mode=shell ;;
+	S) systemd=1 ;;
 	*) usage ;;
 	esac
 done
@@ -83,6 +85,8 @@ envfile=$out/rt.env
 } > "$envfile"
 
 "$here/mkinitramfs.sh" "$kver" "$envfile" "$out/initramfs.cpio"
+# -S: systemd as PID 1 on an overlay root (systemd-stage.sh, init-systemd).
+[ -z "$systemd" ] || "$here/systemd-stage.sh" "$out" >> "$out/initramfs.cpio"
 
 # A hard deadline on the whole VM, so that a hung kernel ends the run.
 case $mode in
@@ -93,6 +97,7 @@ esac
 
 append="console=ttyS0 rdinit=/init panic=-1 oops=panic mitigations=off"
 append+=" slub_debug=FZPU quiet loglevel=4 ${RT_VM_APPEND:-}"
+[ -z "$systemd" ] || append+=" rdinit=/init-systemd"
 qemu=(qemu-system-x86_64 -accel "tcg,thread=multi" -cpu max
 	-smp "${RT_VM_SMP:-2}" -m "${RT_VM_MEM:-2G}"
 	-nographic -no-reboot -nodefaults -serial stdio -monitor none -nic none

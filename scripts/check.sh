@@ -198,9 +198,24 @@ step "shellcheck" scripts/shellcheck.sh
 step "userspace build -Werror" make -C userspace
 step "bench helpers build -Werror" make -C bench
 tap_step "userspace unit tests (ASan, UBSan)" - make -s -C userspace test
+# Installed as a system component (selftests/system/): make install and
+# make dkms-install (dkms add, build, install for each kernel) in a sysroot;
+# each kernel boots the result with systemd as PID 1 (the DKMS module at
+# boot, udev hotplug -> unit -> profile), side by side, one virtual CPU
+# each; then the Debian packages.
+tap_step "make install, make dkms-install in a sysroot" - selftests/system/install_dkms.sh
+pids=()
 for kv in "${kvers[@]}"; do
-	step "dkms build ($kv)" scripts/dkms-build.sh "$kv"
+	RT_VM_SMP=1 selftests/system/vm.sh "$kv" > "$out/logs/system-vm-$kv.log" 2>&1 &
+	pids+=($!)
 done
+for i in "${!kvers[@]}"; do
+	wait "${pids[$i]}"
+	tap_collect "systemd VM: DKMS module, udev hotplug (${kvers[$i]})" \
+		"build/system/vm/${kvers[$i]}/results.tap" "$out/logs/system-vm-${kvers[$i]}.log" $?
+done
+step "make deb, lintian" scripts/deb.sh -l
+tap_step "deb: apt install, DKMS, apt purge in a sysroot" - selftests/system/deb.sh
 if [ ${#kvers[@]} -gt 0 ]; then
 	step "VM harness catches kernel faults (${kvers[0]})" \
 		selftests/harness/check.sh "${kvers[0]}"

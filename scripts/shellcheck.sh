@@ -9,6 +9,8 @@ cd "$top"
 mapfile -t files < <({
 	find scripts selftests bench dkms udev .ci -type f -name '*.sh' 2> /dev/null
 	echo selftests/vm/init
+	echo selftests/vm/init-systemd
+	echo udev/rocetune-udev-wants
 	echo .ci/run
 } | sort -u)
 shellcheck -x -P SCRIPTDIR "${files[@]}"

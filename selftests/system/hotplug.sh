@@ -1,0 +1,248 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# hotplug.sh - runs in the test VM booted with systemd as PID 1 (vm.sh) on
+# a root where install_dkms.sh ran "make install-tools" and "make
+# dkms-install".  The real chain is tested: a uevent -> systemd-udevd
+# applies 90-rocetune.rules -> PID 1 starts rocetune-apply@NETDEV.service
+# -> "rocetune profile apply dev NETDEV" -> the NIC's DCB state, read back
+# with dcb.  Each apply is timed from the device's creation to the unit
+# having run.  Removing a device stops its unit without failure; adding it
+# again applies again.  An rxe device on a veth whose name needs systemd
+# escaping starts the unit through the infiniband rule.
+
+ALL_TESTS="
+	boot_systemd
+	dkms_module
+	sim_apply
+	sim_remove
+	sim_readd
+	rxe_apply
+	rxe_remove
+	no_failed_units
+"
+
+source "$(dirname "$0")/../lib.sh"
+
+SIM_BUS=/sys/bus/rocetune_sim
+SIM_ID=$((RANDOM % 800 + 100))
+SIM_DEV=rsim$SIM_ID
+SIM_UNIT=rocetune-apply@$SIM_DEV.service
+# A veth name with a '-': its unit name is escaped (rt\x2dva).
+RXE_NETDEV=rt-va
+RXE_PEER=rt-vb
+RXE_DEV=rxe_rt0
+RXE_UNIT='rocetune-apply@rt\x2dva.service'
+PROFILE=/etc/rocetune/10-selftest-sim.conf
+# Seconds from a device's creation to its profile applied.
+APPLY_SECS=${APPLY_SECS:-120}
+first_invocation=
+
+cleanup() {
+	rdma link del "$RXE_DEV" 2> /dev/null
+	ip link del "$RXE_NETDEV" 2> /dev/null
+	[ -e "$SIM_BUS/devices/rocetune_sim$SIM_ID" ] && echo "$SIM_ID" > "$SIM_BUS/del_device"
+	rm -f "$PROFILE"
+	rm -rf "${RT_TMP:-}"
+}
+trap cleanup EXIT
+
+# up_ms: milliseconds since boot (CLOCK_MONOTONIC in this guest), as
+# systemd's *TimestampMonotonic (microseconds).
+up_ms() {
+	local up
+
+	read -r up _ < /proc/uptime
+	echo $((10#${up/./} * 10))
+}
+
+# applied_ms UNIT T0: milliseconds from T0 (up_ms) to UNIT becoming active,
+# by systemd's own timestamp (not by when the polling noticed).
+applied_ms() {
+	local t
+
+	t=$(prop "$1" ActiveEnterTimestampMonotonic)
+	echo $((t / 1000 - $2))
+}
+
+prop() {
+	systemctl show -p "$2" --value "$1"
+}
+
+# wait_state UNIT STATE SECS: until UNIT's ActiveState is STATE.
+wait_state() {
+	local unit=$1 state=$2 deadline=$(($(date +%s) + $3))
+
+	while [ "$(prop "$unit" ActiveState)" != "$state" ]; do
+		[ "$(date +%s)" -lt "$deadline" ] || return 1
+		sleep 0.2
+	done
+}
+
+# unit_ok UNIT: it ran to the end with exit status 0 and is not failed.
+unit_ok() {
+	local unit=$1
+
+	[ "$(prop "$unit" Result)" = success ] &&
+		[ "$(prop "$unit" ExecMainStatus)" = 0 ] &&
+		[ "$(prop "$unit" ActiveState)" = active ]
+}
+
+failed_units() {
+	systemctl list-units --failed --plain --no-legend --no-pager | awk '{print $1}'
+}
+
+# sim_applied: the sim NIC is as the profile says (read with dcb).
+sim_applied() {
+	local pfc app
+
+	pfc=$(dcb pfc show dev "$SIM_DEV" prio-pfc) &&
+		app=$(dcb -N app show dev "$SIM_DEV" dscp-prio) || return 1
+	[[ " $pfc " == *" 3:on "* ]] && ! [[ $pfc =~ [0-24-7]:on ]] &&
+		[[ " $app " == *" 26:3 "* ]]
+}
+
+boot_systemd() {
+	RET=0
+	[ "$(cat /proc/1/comm)" = systemd ]
+	check_err $? "PID 1 is $(cat /proc/1/comm), not systemd"
+	systemctl is-active --quiet systemd-udevd.service
+	check_err $? "systemd-udevd is not running"
+	[ -z "$(failed_units)" ]
+	check_err $? "failed units after boot: $(failed_units | tr '\n' ' ')"
+	log_test "systemd is PID 1, udevd runs, no failed unit (test started at $(cut -d' ' -f1 /proc/uptime)s)"
+}
+
+dkms_module() {
+	local kv path
+
+	RET=0
+	kv=$(uname -r)
+	[ -d /sys/module/rocetune ]
+	check_err $? "rocetune.ko was not loaded at boot"
+	journalctl -b -u systemd-modules-load.service -o cat | grep -q "Inserted module 'rocetune'"
+	check_err $? "systemd-modules-load did not load rocetune"
+	path=$(modinfo -n rocetune)
+	case $path in
+	/lib/modules/$kv/updates/dkms/rocetune.ko*) ;;
+	*) check_err 1 "modinfo finds $path, not the DKMS module" ;;
+	esac
+	[ -e /sys/module/ib_core/holders/rocetune ]
+	check_err $? "rocetune does not hold ib_core"
+	[ -d "/var/lib/dkms/rocetune/$(cat "$RT_TOP/VERSION")/$kv" ]
+	check_err $? "dkms has no build of rocetune for $kv"
+	modprobe -r rocetune && modprobe rocetune && [ -d /sys/module/rocetune ]
+	check_err $? "modprobe -r rocetune; modprobe rocetune failed"
+	log_test "the DKMS-installed rocetune.ko loaded at boot (modules-load.d); modprobe works"
+}
+
+sim_apply() {
+	local t0
+
+	RET=0
+	if [ ! -d /sys/module/rocetune_sim ]; then
+		rt_modload rocetune_sim selftests/rocetune_sim/rocetune_sim.ko
+		check_err $? "cannot load rocetune_sim"
+	fi
+	cat > "$PROFILE" <<- EOF
+		[Match]
+		Driver=rocetune_sim
+		Name=rsim*
+
+		[Lossless]
+		Trust=dscp
+		PFC=3
+		DSCPToPriority=26:3
+	EOF
+	t0=$(up_ms)
+	echo "$SIM_ID mlx5" > "$SIM_BUS/new_device"
+	check_err $? "new_device failed"
+	wait_state "$SIM_UNIT" active "$APPLY_SECS"
+	check_err $? "$SIM_UNIT is $(prop "$SIM_UNIT" ActiveState) after ${APPLY_SECS}s"
+	unit_ok "$SIM_UNIT"
+	check_err $? "$SIM_UNIT: result $(prop "$SIM_UNIT" Result), exit $(prop "$SIM_UNIT" ExecMainStatus)"
+	sim_applied
+	check_err $? "dcb does not show the profile on $SIM_DEV: $(dcb pfc show dev "$SIM_DEV" prio-pfc; dcb -N app show dev "$SIM_DEV" dscp-prio)"
+	first_invocation=$(prop "$SIM_UNIT" InvocationID)
+	journalctl -b -u "$SIM_UNIT" -o cat --no-pager | sed 's/^/#   /'
+	udevadm info -q property "/sys/class/net/$SIM_DEV" | grep '^ROCETUNE_WANTS=' | sed 's/^/#   net: /'
+	log_test "sim NIC $SIM_DEV: rule -> $SIM_UNIT -> profile applied (dcb) in $(applied_ms "$SIM_UNIT" "$t0") ms"
+}
+
+sim_remove() {
+	RET=0
+	echo "$SIM_ID" > "$SIM_BUS/del_device"
+	check_err $? "del_device failed"
+	wait_state "$SIM_UNIT" inactive 30
+	check_err $? "$SIM_UNIT is $(prop "$SIM_UNIT" ActiveState) after the NIC went"
+	[ -z "$(failed_units)" ]
+	check_err $? "failed units: $(failed_units | tr '\n' ' ')"
+	log_test "sim NIC removed: $SIM_UNIT stopped, no failed unit"
+}
+
+sim_readd() {
+	local t0
+
+	RET=0
+	t0=$(up_ms)
+	echo "$SIM_ID mlx5" > "$SIM_BUS/new_device"
+	check_err $? "new_device failed"
+	wait_state "$SIM_UNIT" active "$APPLY_SECS"
+	check_err $? "$SIM_UNIT is $(prop "$SIM_UNIT" ActiveState) after ${APPLY_SECS}s"
+	unit_ok "$SIM_UNIT"
+	check_err $? "$SIM_UNIT: result $(prop "$SIM_UNIT" Result), exit $(prop "$SIM_UNIT" ExecMainStatus)"
+	[ "$(prop "$SIM_UNIT" InvocationID)" != "$first_invocation" ]
+	check_err $? "$SIM_UNIT did not run again"
+	sim_applied
+	check_err $? "dcb does not show the profile on the new $SIM_DEV"
+	log_test "sim NIC added again: applied again in $(applied_ms "$SIM_UNIT" "$t0") ms"
+}
+
+rxe_apply() {
+	local t0
+
+	RET=0
+	ip link add "$RXE_NETDEV" type veth peer name "$RXE_PEER" &&
+		ip link set "$RXE_NETDEV" up && ip link set "$RXE_PEER" up
+	check_err $? "cannot create the veth pair"
+	udevadm settle -t 30
+	[ "$(prop "$RXE_UNIT" ActiveState)" = inactive ]
+	check_err $? "a veth without an RDMA device started $RXE_UNIT"
+	t0=$(up_ms)
+	rdma link add "$RXE_DEV" type rxe netdev "$RXE_NETDEV"
+	check_err $? "rdma link add failed"
+	wait_state "$RXE_UNIT" active "$APPLY_SECS"
+	check_err $? "$RXE_UNIT is $(prop "$RXE_UNIT" ActiveState) after ${APPLY_SECS}s"
+	# No profile matches a veth: exit 0, nothing changed.
+	unit_ok "$RXE_UNIT"
+	check_err $? "$RXE_UNIT: result $(prop "$RXE_UNIT" Result), exit $(prop "$RXE_UNIT" ExecMainStatus)"
+	journalctl -b -u "$RXE_UNIT" -o cat --no-pager | sed 's/^/#   /'
+	udevadm info -q property "/sys/class/infiniband/$RXE_DEV" | grep '^ROCETUNE_WANTS=' |
+		sed 's/^/#   infiniband: /'
+	log_test "rxe on $RXE_NETDEV: infiniband rule -> $RXE_UNIT (escaped) ran in $(applied_ms "$RXE_UNIT" "$t0") ms"
+}
+
+rxe_remove() {
+	RET=0
+	rdma link del "$RXE_DEV" && ip link del "$RXE_NETDEV"
+	check_err $? "cannot remove rxe and the veth"
+	wait_state "$RXE_UNIT" inactive 30
+	check_err $? "$RXE_UNIT is $(prop "$RXE_UNIT" ActiveState) after its netdev went"
+	[ -z "$(failed_units)" ]
+	check_err $? "failed units: $(failed_units | tr '\n' ' ')"
+	log_test "rxe and its netdev removed: $RXE_UNIT stopped, no failed unit"
+}
+
+no_failed_units() {
+	RET=0
+	[ -z "$(failed_units)" ]
+	check_err $? "failed units: $(failed_units | tr '\n' ' ')"
+	journalctl -b -p err -o cat --no-pager | grep -i rocetune > "$RT_TMP/errors"
+	[ ! -s "$RT_TMP/errors" ]
+	check_err $? "errors in the journal: $(head -n 3 "$RT_TMP/errors")"
+	log_test "no failed unit, no rocetune error in the journal"
+}
+
+rt_require_root
+RT_TMP=$(mktemp -d)
+rt_run_tests

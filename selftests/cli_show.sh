@@ -114,7 +114,9 @@ config_roundtrip() {
 
 # mon_has JQ-FILTER: a line of the monitor output matches.
 mon_has() {
-	jq -e "select($1)" "$RT_MON" 2> /dev/null | grep . > /dev/null
+	# Not "jq -e ... | grep": jq 1.6 -e exits 4 when the last line does not
+	# match, which pipefail turns into a failure.
+	[ -n "$(jq -c "select($1)" "$RT_MON" 2> /dev/null)" ]
 }
 
 monitor_events() {

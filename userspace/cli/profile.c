@@ -113,6 +113,28 @@ static int rt_profile_nics(const struct rt_profile_req *req,
 	return RT_EXIT_OK;
 }
 
+/*
+ * rt_profile_begin() - what every command but check starts with: the
+ * request, the profiles (exit 2 when one is invalid) and the NICs.  On
+ * success the caller frees @set and *@nics.
+ */
+static int rt_profile_begin(struct rt_cli *cli, struct rt_profile_req *req,
+			    bool dry_run_ok, struct rt_profile_set *set,
+			    struct rt_nic **nics, unsigned int *n)
+{
+	int ret;
+
+	ret = rt_profile_parse_req(cli, req, dry_run_ok);
+	if (!ret)
+		ret = rt_profile_load(set);
+	if (ret)
+		return ret;
+	ret = rt_profile_nics(req, nics, n);
+	if (ret)
+		rt_profile_set_free(set);
+	return ret;
+}
+
 static void rt_print_nic_id(struct rt_print *pr, const struct rt_nic *nic)
 {
 	rt_print_string(pr, RT_PRINT_ANY, "netdev", "%s:", nic->id.netdev);
@@ -243,15 +265,9 @@ static int rt_profile_show_diff(struct rt_cli *cli, bool diff)
 	unsigned int n, i, j;
 	int ret;
 
-	ret = rt_profile_parse_req(cli, &req, false);
+	ret = rt_profile_begin(cli, &req, false, &set, &nics, &n);
 	if (ret)
 		return ret;
-	ret = rt_profile_load(&set);
-	if (ret)
-		return ret;
-	ret = rt_profile_nics(&req, &nics, &n);
-	if (ret)
-		goto out;
 	ns = calloc(1, sizeof(*ns));
 	want = calloc(1, sizeof(*want));
 	d = calloc(1, sizeof(*d));
@@ -381,15 +397,9 @@ static int rt_profile_apply(struct rt_cli *cli)
 	unsigned int n, i;
 	int ret;
 
-	ret = rt_profile_parse_req(cli, &req, true);
+	ret = rt_profile_begin(cli, &req, true, &set, &nics, &n);
 	if (ret)
 		return ret;
-	ret = rt_profile_load(&set);
-	if (ret)
-		return ret;
-	ret = rt_profile_nics(&req, &nics, &n);
-	if (ret)
-		goto out;
 	res = calloc(1, sizeof(*res));
 	if (!res) {
 		rt_error("out of memory");

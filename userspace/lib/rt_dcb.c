@@ -27,6 +27,7 @@
 #include <linux/rtnetlink.h>
 
 #include "rt_dcb.h"
+#include "rt_util.h"
 
 /*
  * Linux 6.2 added apptrust to the uapi dcbnl.h (DCB_APP_SEL_PCP, the
@@ -498,16 +499,6 @@ static struct nlmsghdr *rt_dcb_req(char *buf, uint16_t type, uint8_t cmd,
 	return nlh;
 }
 
-static int rt_dcb_check_ifname(const char *ifname, char *msg, size_t len)
-{
-	if (ifname && *ifname && strlen(ifname) < IFNAMSIZ)
-		return 0;
-	if (msg && len)
-		snprintf(msg, len, "no network interface %s",
-			 ifname ? ifname : "(null)");
-	return -ENODEV;
-}
-
 /* A socket-level failure of the exchange. */
 static int rt_dcb_io_error(int err, const char *ifname, const char *what,
 			   char *msg, size_t len)
@@ -574,7 +565,7 @@ static int rt_dcb_set_one(struct rt_dcb *dcb, const char *ifname,
 	struct nlattr *nest;
 	int err;
 
-	err = rt_dcb_check_ifname(ifname, msg, len);
+	err = rt_check_ifname(ifname, msg, len);
 	if (err)
 		return err;
 	nlh = rt_dcb_req(buf, RTM_SETDCB, DCB_CMD_IEEE_SET, ifname);
@@ -646,7 +637,7 @@ static int rt_dcb_app(struct rt_dcb *dcb, const char *ifname, uint8_t cmd,
 
 	snprintf(what, sizeof(what), "APP %s dscp %u prio %u",
 		 cmd == DCB_CMD_IEEE_SET ? "add" : "delete", dscp, prio);
-	err = rt_dcb_check_ifname(ifname, msg, len);
+	err = rt_check_ifname(ifname, msg, len);
 	if (err)
 		return err;
 	if (dscp >= RT_DCB_NUM_DSCP || prio >= IEEE_8021QAZ_MAX_TCS) {
@@ -736,7 +727,7 @@ int rt_dcb_set_apptrust(struct rt_dcb *dcb, const char *ifname,
 	unsigned int i, j;
 	int err;
 
-	err = rt_dcb_check_ifname(ifname, msg, len);
+	err = rt_check_ifname(ifname, msg, len);
 	if (err)
 		return err;
 	/* What dcbnl checks itself, reporting it in the status byte. */
@@ -792,7 +783,7 @@ int rt_dcb_get(struct rt_dcb *dcb, const char *ifname,
 	struct nlmsghdr *nlh;
 	int err;
 
-	err = rt_dcb_check_ifname(ifname, msg, len);
+	err = rt_check_ifname(ifname, msg, len);
 	if (err)
 		return err;
 	tmp = malloc(sizeof(*tmp));

@@ -18,6 +18,7 @@
 #include <linux/sockios.h>
 
 #include "rt_ethtool.h"
+#include "rt_util.h"
 
 #define RT_PFC_TOUT	"pfc-prevention-tout"
 
@@ -62,16 +63,6 @@ static int rt_et_ioctl(const char *ifname, void *data)
 	return err;
 }
 
-static int rt_et_check_ifname(const char *ifname, char *msg, size_t len)
-{
-	if (ifname && *ifname && strlen(ifname) < IFNAMSIZ)
-		return 0;
-	if (msg && len)
-		snprintf(msg, len, "no network interface %s",
-			 ifname ? ifname : "(null)");
-	return -ENODEV;
-}
-
 /* The message of a failed @what ("ETHTOOL_GDRVINFO") on @ifname. */
 static int rt_et_error(int err, const char *ifname, const char *what,
 		       char *msg, size_t len)
@@ -107,7 +98,7 @@ int rt_ethtool_drvinfo(const char *ifname, char *driver, size_t dlen,
 	struct ethtool_drvinfo info;
 	int err;
 
-	err = rt_et_check_ifname(ifname, msg, len);
+	err = rt_check_ifname(ifname, msg, len);
 	if (err)
 		return err;
 	memset(&info, 0, sizeof(info));
@@ -127,7 +118,7 @@ static int rt_et_pfc_storm(const char *ifname, bool set, uint16_t *ms,
 	union rt_tunable_u16 t;
 	int err;
 
-	err = rt_et_check_ifname(ifname, msg, len);
+	err = rt_check_ifname(ifname, msg, len);
 	if (err)
 		return err;
 	memset(&t, 0, sizeof(t));

@@ -4,6 +4,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <net/if.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,4 +83,12 @@ void rt_fmt(char *buf, size_t len, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, len, fmt, ap);
 	va_end(ap);
+}
+
+int rt_check_ifname(const char *ifname, char *msg, size_t len)
+{
+	if (ifname && *ifname && strlen(ifname) < IF_NAMESIZE)
+		return 0;
+	rt_fmt(msg, len, "no network interface %s", ifname ? ifname : "(null)");
+	return -ENODEV;
 }

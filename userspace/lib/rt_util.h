@@ -33,6 +33,12 @@ int rt_parse_dev_port(const char *s, char *dev, size_t devlen, uint32_t *port);
 void rt_fmt(char *buf, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/*
+ * rt_check_ifname() - 0 when @ifname can name a network interface, else
+ * -ENODEV with "no network interface NAME" in @msg (may be NULL).
+ */
+int rt_check_ifname(const char *ifname, char *msg, size_t len);
+
 /* rt_keyword() - whole-word match of a command-line keyword. */
 int rt_keyword(const char *arg, const char *keyword);
 

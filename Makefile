@@ -111,7 +111,7 @@ install-tools: userspace
 
 # Profiles are removed only when they are still the examples as shipped.
 uninstall:
-	rm -f $(DESTDIR)$(SBINDIR)/rocetune \
+	rm -f $(DESTDIR)$(SBINDIR)/rocetune $(DESTDIR)$(SBINDIR)/rocetuned \
 		$(addprefix $(DESTDIR)$(PREFIX)/share/man/man8/,$(notdir $(wildcard userspace/man/*.8))) \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/rocetune \
 		$(DESTDIR)$(UDEVDIR)/rules.d/90-rocetune.rules \

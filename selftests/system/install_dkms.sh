@@ -44,6 +44,7 @@ in_root() {
 # The files "make install-tools" installs (PREFIX=/usr).
 tool_files=(
 	/usr/sbin/rocetune
+	/usr/sbin/rocetuned
 	/usr/share/man/man8/rocetune.8
 	/usr/share/bash-completion/completions/rocetune
 	/usr/lib/udev/rules.d/90-rocetune.rules

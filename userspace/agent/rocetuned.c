@@ -86,6 +86,7 @@ struct ag_nic {
 	uint8_t saved_pfc_en;		/* profile that does not say */
 	bool saved_tout_ok;
 	uint16_t saved_tout;
+	bool storm_ms_done;		/* StormMs= given to the module */
 	struct ag_stats st;
 };
 
@@ -288,7 +289,7 @@ static void ag_storm_ms(struct ag *ag, struct ag_nic *an)
 	int err;
 
 	if (!p || !rt_profile_has(p, RT_PK_WD_STORM_MS) || !ag->cmd_open ||
-	    !an->nic.id.rdma_dev[0])
+	    !an->nic.id.rdma_dev[0] || an->storm_ms_done)
 		return;
 	msg = rt_nl_msg_dev(&ag->cmd, ROCETUNE_CMD_CONFIG_SET,
 			    an->nic.id.rdma_dev, 0);
@@ -297,7 +298,10 @@ static void ag_storm_ms(struct ag *ag, struct ag_nic *an)
 		return;
 	}
 	err = rt_nl_do(&ag->cmd, msg, NULL, NULL);
-	if (err)
+	if (err == -ENODEV)
+		ag_log(AG_INFO, "%s: rocetune.ko does not know %s yet: its storm threshold is set when the module reports it",
+		       an->nic.id.netdev, an->nic.id.rdma_dev);
+	else if (err)
 		ag_log(AG_WARNING, "%s: cannot set the module's storm threshold of %s to %u ms (StormMs=): %s%s%s",
 		       an->nic.id.netdev, an->nic.id.rdma_dev, p->wd_storm_ms,
 		       strerror(-err), ag->cmd.ext_msg[0] ? ": " : "",
@@ -305,6 +309,7 @@ static void ag_storm_ms(struct ag *ag, struct ag_nic *an)
 	else
 		ag_log(AG_INFO, "%s: the module's storm threshold of %s is %u ms (StormMs=)",
 		       an->nic.id.netdev, an->nic.id.rdma_dev, p->wd_storm_ms);
+	an->storm_ms_done = !err;
 }
 
 static void ag_nic_profile(struct ag *ag, struct ag_nic *an)
@@ -313,6 +318,7 @@ static void ag_nic_profile(struct ag *ag, struct ag_nic *an)
 
 	an->prof = rt_profile_find(&ag->set, &an->nic.id);
 	p = an->prof;
+	an->storm_ms_done = false;
 	snprintf(an->st.profile, sizeof(an->st.profile), "%s",
 		 p ? p->name : "");
 	ag_rl_init(&an->rl, p ? p->max_reapplies : 0,
@@ -728,6 +734,7 @@ static void ag_on_event(struct ag *ag, const struct rt_event *ev)
 {
 	const char *name = rt_event_name(ev->type);
 	uint64_t origin;
+	size_t i;
 
 	ag->g.events++;
 	ag_log(AG_DEBUG, "event %s %s/%u %s", name ? name : "?", ev->dev,
@@ -740,6 +747,10 @@ static void ag_on_event(struct ag *ag, const struct rt_event *ev)
 			 ev->time_ns ? ev->time_ns : ag_now_ns();
 		if (!ag_rescan(ag, origin, "hotplug"))
 			ag_rescan_soon(ag, origin);
+		/* Found before the module knew it: its threshold now. */
+		for (i = 0; i < ag->n; i++)
+			if (!strcmp(ag->nics[i]->nic.id.rdma_dev, ev->dev))
+				ag_storm_ms(ag, ag->nics[i]);
 		break;
 	case ROCETUNE_EVENT_DEV_DEL:
 		ag_rescan(ag, 0, "hotplug");
@@ -793,8 +804,41 @@ static void ag_module_open(struct ag *ag, bool quiet)
 	ag->ev_open = true;
 	ag->g.module = true;
 	ag_log(AG_INFO, "receiving rocetune.ko's events");
-	for (i = 0; i < ag->n; i++)
+	for (i = 0; i < ag->n; i++) {
+		ag->nics[i]->storm_ms_done = false;
 		ag_storm_ms(ag, ag->nics[i]);
+	}
+}
+
+/*
+ * A family that went away (module unloaded) or came back under another
+ * id (loaded again) sends nothing to the old subscription: resubscribe.
+ */
+static void ag_module_verify(struct ag *ag)
+{
+	struct rt_nl probe;
+	int err;
+
+	if (!ag->ev_open)
+		return;
+	err = rt_nl_open(&probe);
+	if (!err && probe.family == ag->ev.family) {
+		rt_nl_close(&probe);
+		return;
+	}
+	if (!err)
+		rt_nl_close(&probe);
+	ag_log(AG_NOTICE, "rocetune.ko %s: resubscribing to its events",
+	       err ? "was unloaded" : "was loaded again");
+	rt_nl_close(&ag->ev);
+	ag->ev_open = false;
+	ag->g.module = false;
+	if (ag->cmd_open) {
+		rt_nl_close(&ag->cmd);
+		ag->cmd_open = false;
+	}
+	ag_module_open(ag, true);
+	ag->module_retry_ms = ag_now_ms() + AG_MODULE_RETRY_MS;
 }
 
 static void ag_module_read(struct ag *ag)
@@ -1047,6 +1091,7 @@ static void ag_due(struct ag *ag)
 		}
 	}
 	if (ag->periodic_rescan_ms <= now) {
+		ag_module_verify(ag);
 		ag_rescan(ag, 0, "periodic scan");
 		ag->periodic_rescan_ms = now + (uint64_t)ag->o.poll_interval_s *
 					      1000;

@@ -1,0 +1,615 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# rocetuned, the agent, on simulated mlx5 NICs with rocetune.ko loaded,
+# checked by independent readers (iproute2's dcb, ethtool, the cc files,
+# promtool): profiles applied at start and on hotplug, drift restored or
+# only reported, a flapping setter that does not make the agent loop,
+# pause-storm actions (the sim's pfc_storm knob) applied and restored,
+# /metrics clean for promtool, a bad profile on SIGHUP that keeps the old
+# ones, a second agent refused, and a clean stop.  Latencies the agent
+# measures are printed as TAP comments ("# latency ...").
+
+ALL_TESTS="
+	start_applies
+	ready_notify
+	hotplug_applies
+	drift_dcb_reapplied
+	drift_cc_polled
+	drift_reported_only
+	flapping_setter_bounded
+	storm_timeout_restored
+	storm_disable_pfc_restored
+	metrics_promtool
+	prometheus_scrapes
+	sighup_bad_profile_kept
+	second_agent_refused
+	sigterm_stops
+"
+
+source "$(dirname "$0")/lib.sh"
+set -o pipefail
+
+RT_CLI=${RT_CLI:-$RT_TOP/build/userspace/rocetune}
+RT_AGENT=${RT_AGENT:-$RT_TOP/build/userspace/rocetuned}
+SIM_BUS=/sys/bus/rocetune_sim
+DFS=/sys/kernel/debug/rocetune_sim
+ID=$((RANDOM % 700 + 100))
+HID=$((ID + 1))			# the hotplugged NIC
+DEV=rsim$ID
+HDEV=rsim$HID
+CC=/sys/kernel/debug/mlx5/rocetune_sim$ID/cc_params
+PORT=$((RANDOM % 1000 + 19000))
+PROM_PORT=
+WORK=$(mktemp -d /tmp/rt-agent.XXXXXX)
+# The agent's log: in the run's output directory when there is one, so
+# that it survives a VM that dies.
+LOG=${RT_OUT:+$RT_OUT/agent-$(uname -r).log}
+LOG=${LOG:-$WORK/agent.log}
+AGENT_PID=
+export ROCETUNE_PROFILE_DIR=$WORK/profiles
+export ROCETUNE_RUN_DIR=$WORK/run
+mkdir -p "$ROCETUNE_PROFILE_DIR"
+
+cleanup() {
+	[ -z "$AGENT_PID" ] || kill "$AGENT_PID" 2> /dev/null
+	[ -z "$AGENT_PID" ] || wait "$AGENT_PID" 2> /dev/null
+	echo "$ID" > "$SIM_BUS/del_device" 2> /dev/null
+	echo "$HID" > "$SIM_BUS/del_device" 2> /dev/null
+	rt_kmod_unload
+	rt_sim_unload
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+expect() {
+	local what=$1 got=$2 want=$3
+
+	[ "$got" = "$want" ]
+	check_err $? "$what: got '$got', expected '$want'"
+}
+
+# log_has ERE: the agent's log has a line matching ERE.
+log_has() {
+	grep -E -- "$1" "$LOG" > /dev/null
+}
+
+# log_count ERE: how many lines of the agent's log match ERE.
+log_count() {
+	grep -c -E -- "$1" "$LOG"
+}
+
+# wait_log SECS ERE: until the agent logs ERE.
+wait_log() {
+	wait_for "$1" log_has "$2"
+}
+
+# prio_pfc NETDEV PRIO: "true" or "false", as dcb shows it.
+prio_pfc() {
+	dcb -j pfc show dev "$1" | jq -r ".prio_pfc[$2]"
+}
+
+pfc_is() {
+	[ "$(prio_pfc "$1" "$2")" = "$3" ]
+}
+
+tout() {
+	ethtool --get-tunable "$1" pfc-prevention-tout |
+		sed -n 's/^pfc-prevention-tout: //p'
+}
+
+tout_is() {
+	[ "$(tout "$1")" = "$2" ]
+}
+
+cc_is() {
+	[ "$(cat "$CC/$1")" = "$2" ]
+}
+
+status_json() {
+	rt_json "$RT_CLI" -j agent status
+}
+
+suppressed_is() {
+	[ "$(status_json | jq -r ".nics[] | select(.netdev == \"$1\") | .drift.suppressed")" = "$2" ]
+}
+
+reload_ok_is() {
+	[ "$(status_json | jq -r .last_reload_ok)" = "$1" ]
+}
+
+storm_ms_is() {
+	[ "$(rt_json "$RT_CLI" -j config show dev "$1" | jq -r '.storm_ms')" = "$2" ]
+}
+
+agent_alive() {
+	kill -0 "$AGENT_PID" 2> /dev/null
+}
+
+# The main NIC: lossless on priority 3, DCQCN, storm action timeout.
+write_main_profile() {
+	cat > "$ROCETUNE_PROFILE_DIR/50-main.conf" << EOF
+[Match]
+Name=$DEV
+
+[Lossless]
+PFC=3
+PFCStormTimeoutMs=500
+
+[DCQCN]
+CNPDSCP=46
+MinRateMbps=10
+
+[Agent]
+PollIntervalSec=1
+MaxReapplies=3
+ReapplyWindowSec=600
+
+[Watchdog]
+Action=timeout
+TimeoutMs=200
+StormMs=100
+RestoreAfterMs=1000
+EOF
+}
+
+# The hotplugged NIC: drift only reported, storm action disable-pfc.
+write_hot_profile() {
+	cat > "$ROCETUNE_PROFILE_DIR/40-hot.conf" << EOF
+[Match]
+Name=$HDEV
+
+[Lossless]
+PFC=3 4
+
+[Agent]
+OnDrift=report
+PollIntervalSec=1
+
+[Watchdog]
+Action=disable-pfc
+StormMs=100
+RestoreAfterMs=1500
+EOF
+}
+
+start_agent() {
+	: > "$LOG"
+	"$RT_AGENT" --foreground --metrics-listen "127.0.0.1:$PORT" \
+		--poll-interval 5 2> "$LOG" &
+	AGENT_PID=$!
+}
+
+setup() {
+	rt_sim_load || return 1
+	rt_kmod_load || return 1
+	echo "$ID mlx5" > "$SIM_BUS/new_device" || return 1
+	ip link set "$DEV" up || return 1
+	wait_for 30 "$RT_CLI" profile show dev "$DEV" || return 1
+	[ -d "$CC" ] || return 1
+	# The sim flaps the link on a PFC change as mlx5 does; 200 ms each
+	# would only slow the flapping setter down.
+	echo N > "$DFS/$ID/pfc_link_flap" || return 1
+	write_main_profile
+	write_hot_profile
+	"$RT_CLI" profile check > /dev/null
+}
+
+start_applies() {
+	RET=0
+	pfc_is "$DEV" 3 false
+	check_err $? "PFC on priority 3 before the agent"
+	start_agent
+	wait_log 30 "$DEV: profile 50-main.conf applied \(start\)"
+	check_err $? "no start apply logged: $(tail -5 "$LOG")"
+	pfc_is "$DEV" 3 true
+	check_err $? "dcb: PFC is not on on priority 3"
+	tout_is "$DEV" 500
+	check_err $? "tunable: pfc-prevention-tout is $(tout "$DEV"), not 500"
+	cc_is np_cnp_dscp 46 && cc_is rp_min_rate 10
+	check_err $? "cc files: np_cnp_dscp $(cat "$CC/np_cnp_dscp"), rp_min_rate $(cat "$CC/rp_min_rate")"
+	expect "status: last result" \
+		"$(status_json | jq -r ".nics[] | select(.netdev == \"$DEV\") | .last_result")" \
+		applied
+	expect "module threshold (StormMs=)" \
+		"$(rt_json "$RT_CLI" -j config show dev "rsim_ib$ID" | jq -r '.storm_ms')" \
+		100
+	log_test "start: the profile is applied (dcb, ethtool, cc files)"
+}
+
+# sd_notify: READY=1 comes after the start apply, with a STATUS=.
+ready_notify() {
+	local sock=$WORK/notify out
+
+	RET=0
+	out=$(ROCETUNE_RUN_DIR=$WORK/run2 NOTIFY_SOCKET=$sock \
+		python3 - "$RT_AGENT" "$sock" << 'EOF'
+import os, socket, subprocess, sys, time
+agent, path = sys.argv[1], sys.argv[2]
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(path)
+s.settimeout(30)
+p = subprocess.Popen([agent, "--foreground"], stderr=subprocess.PIPE)
+msgs = []
+try:
+    while not any(b"READY=1" in m for m in msgs):
+        msgs.append(s.recv(4096))
+finally:
+    p.terminate()
+    err = p.communicate(timeout=30)[1].decode()
+print(" ".join(m.decode().replace("\n", "|") for m in msgs))
+print("applied-before-ready" if "applied" in err or "already in force" in err else "no-apply")
+print("exit", p.returncode)
+EOF
+	)
+	check_err $? "the notify listener failed: $out"
+	grep -E "READY=1" <<< "$out" > /dev/null
+	check_err $? "no READY=1: $out"
+	grep -E "STATUS=[0-9]+ RoCE NIC" <<< "$out" > /dev/null
+	check_err $? "no STATUS=: $out"
+	grep -x "applied-before-ready" <<< "$out" > /dev/null
+	check_err $? "READY=1 before the start apply: $out"
+	grep -x "exit 0" <<< "$out" > /dev/null
+	check_err $? "SIGTERM did not exit 0: $out"
+	log_test "sd_notify: READY=1 after the start apply, STATUS="
+}
+
+hotplug_applies() {
+	local t0 t1 lat
+
+	RET=0
+	t0=$(date +%s%N)
+	echo "$HID mlx5" > "$SIM_BUS/new_device" ||
+		check_err 1 "cannot add a simulated NIC"
+	wait_log 30 "$HDEV: hotplug -> profile applied in"
+	check_err $? "no hotplug apply: $(tail -5 "$LOG")"
+	t1=$(date +%s%N)
+	pfc_is "$HDEV" 3 true && pfc_is "$HDEV" 4 true
+	check_err $? "dcb: PFC of $HDEV is $(dcb -j pfc show dev "$HDEV" | jq -c .prio_pfc)"
+	lat=$(sed -n "s/.*$HDEV: hotplug -> profile applied in \([0-9.]*\) ms.*/\1/p" "$LOG" | head -n 1)
+	[ -n "$lat" ]
+	check_err $? "no latency logged"
+	echo "# latency hotplug (module DEV_ADD -> applied, agent-measured): $lat ms; new_device -> seen applied by this script: $(((t1 - t0) / 1000000)) ms"
+	# Set when the module knows the device, which may be after the apply.
+	wait_for 30 storm_ms_is "rsim_ib$HID" 100
+	check_err $? "module threshold of the new NIC: $(rt_json "$RT_CLI" -j config show dev "rsim_ib$HID" | jq -r '.storm_ms')"
+	log_test "hotplug: a new NIC gets its profile"
+}
+
+drift_dcb_reapplied() {
+	RET=0
+	rt_dcb pfc set dev "$DEV" prio-pfc 3:off
+	wait_log 30 "$DEV: drift \(DCB notification\): pfc is .*profile 50-main.conf wants"
+	check_err $? "no drift logged: $(tail -5 "$LOG")"
+	wait_for 30 pfc_is "$DEV" 3 true
+	check_err $? "PFC on priority 3 not restored"
+	log_has "$DEV: profile 50-main.conf applied \(drift\)"
+	check_err $? "no drift re-apply logged"
+	log_test "drift: a dcb change by hand is logged and restored"
+}
+
+drift_cc_polled() {
+	RET=0
+	echo 7 > "$CC/np_cnp_dscp"
+	wait_log 30 "$DEV: drift \(poll\): dcqcn CNPDSCP is 7, profile 50-main.conf wants 46"
+	check_err $? "no cc drift logged: $(tail -3 "$LOG")"
+	wait_for 30 cc_is np_cnp_dscp 46
+	check_err $? "np_cnp_dscp not restored: $(cat "$CC/np_cnp_dscp")"
+	log_test "drift: a cc file change is found by polling and restored"
+}
+
+drift_reported_only() {
+	RET=0
+	rt_dcb pfc set dev "$HDEV" prio-pfc 4:off
+	wait_log 30 "$HDEV: drift \(DCB notification\): pfc is"
+	check_err $? "no drift logged for $HDEV"
+	wait_log 30 "$HDEV: drift reported only \(OnDrift=report\)"
+	check_err $? "not reported as report-only"
+	sleep 1.5	# a poll period: it must stay as it was set
+	pfc_is "$HDEV" 4 false
+	check_err $? "OnDrift=report: the agent wrote PFC back"
+	log_has "$HDEV: profile 40-hot.conf applied \(drift\)"
+	check_fail $? "OnDrift=report: a drift re-apply was logged"
+	expect "status: drift state" \
+		"$(status_json | jq -r ".nics[] | select(.netdev == \"$HDEV\") | .drift.state")" \
+		reported
+	rt_dcb pfc set dev "$HDEV" prio-pfc 4:on
+	wait_for 30 pfc_is "$HDEV" 4 true
+	log_test "drift: only reported under OnDrift=report"
+}
+
+# flap NETDEV SECS: toggle PFC on priority 3 every 100 ms for SECS over
+# raw rtnetlink (a dcb per change costs a fork, seconds under emulation);
+# prints the number of changes.
+flap() {
+	python3 -S - "$@" << 'EOF'
+import socket, struct, sys, time
+RTM_SETDCB, DCB_CMD_IEEE_SET = 79, 20
+DCB_ATTR_IFNAME, DCB_ATTR_IEEE, DCB_ATTR_IEEE_PFC = 1, 13, 2
+
+
+def attr(t, payload):
+    a = struct.pack("=HH", 4 + len(payload), t) + payload
+    return a + b"\0" * (-len(a) % 4)
+
+
+dev, secs = sys.argv[1], float(sys.argv[2])
+s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, socket.NETLINK_ROUTE)
+end, n = time.monotonic() + secs, 0
+while time.monotonic() < end:
+    pfc = struct.pack("=BBBxH2x16Q", 8, 0 if n % 2 == 0 else 8, 0, 0,
+                      *([0] * 16))
+    body = struct.pack("=BBH", 0, DCB_CMD_IEEE_SET, 0)
+    body += attr(DCB_ATTR_IFNAME, dev.encode() + b"\0")
+    body += attr(DCB_ATTR_IEEE | 0x8000, attr(DCB_ATTR_IEEE_PFC, pfc))
+    s.send(struct.pack("=IHHII", 16 + len(body), RTM_SETDCB, 5, n + 1, 0)
+           + body)
+    s.recv(65536)
+    n += 1
+    time.sleep(0.1)
+print(n)
+EOF
+}
+
+flapping_setter_bounded() {
+	local before after applies n
+
+	RET=0
+	before=$(log_count "$DEV: profile 50-main.conf applied \(drift\)")
+	n=$(flap "$DEV" 5)
+	check_err $? "the flapping setter failed"
+	echo "# flapping setter: $n PFC changes in 5 s, one every 100 ms"
+	wait_log 30 "$DEV: [0-9]+ drift re-applies within 600 s .* stops re-applying $DEV"
+	check_err $? "the agent did not stop re-applying: $(tail -5 "$LOG")"
+	after=$(log_count "$DEV: profile 50-main.conf applied \(drift\)")
+	applies=$((after - before))
+	# MaxReapplies=3, one drift re-apply was used by drift_dcb_reapplied
+	# and drift_cc_polled took another.
+	[ "$applies" -le 3 ]
+	check_err $? "$applies drift re-applies during the flapping (limit 3)"
+	expect "stop messages" \
+		"$(log_count "$DEV: .* stops re-applying")" 1
+	agent_alive
+	check_err $? "the agent died"
+	expect "status: suppressed" \
+		"$(status_json | jq -r ".nics[] | select(.netdev == \"$DEV\") | .drift.suppressed")" \
+		true
+	curl -sf "http://127.0.0.1:$PORT/metrics" |
+		grep -F "rocetune_agent_reapply_suppressed{netdev=\"$DEV\"} 1" > /dev/null
+	check_err $? "not exported as suppressed"
+	# A reload clears it and restores the NIC.
+	kill -HUP "$AGENT_PID"
+	wait_for 30 pfc_is "$DEV" 3 true
+	check_err $? "PFC not restored after SIGHUP"
+	wait_for 30 suppressed_is "$DEV" false
+	check_err $? "still suppressed after SIGHUP"
+	log_test "flapping setter: bounded re-applies, then the agent stops and says so"
+}
+
+# storm_stop ID: end the sim's pause storm on priority 3.
+storm_stop() {
+	echo "3 0 0" > "$DFS/$1/pfc_storm"
+}
+
+storm_timeout_restored() {
+	local lat
+
+	RET=0
+	tout_is "$DEV" 500
+	check_err $? "tunable not at the profile's 500 before the storm"
+	# A storm until stopped: the action must hold until then, however
+	# slow this VM is.
+	echo "3 1000 0" > "$DFS/$ID/pfc_storm" ||
+		check_err 1 "cannot inject a storm"
+	wait_for 30 tout_is "$DEV" 200
+	check_err $? "storm: pfc-prevention-tout is $(tout "$DEV"), not 200"
+	wait_log 30 "$DEV: pause storm on priority 3: pfc-prevention-tout 200 ms in force"
+	check_err $? "no storm action logged: $(tail -5 "$LOG")"
+	lat=$(sed -n "s/.*$DEV: pause storm on priority 3: pfc-prevention-tout 200 ms in force \([0-9.]*\) ms after.*/\1/p" "$LOG" | tail -n 1)
+	echo "# latency storm STORM_START (kernel time) -> timeout applied: $lat ms (module interval 100 ms, StormMs=100)"
+	storm_stop "$ID"
+	wait_log 30 "$DEV: pause storm on priority 3 over after"
+	check_err $? "no storm end"
+	# RestoreAfterMs=1000 after the end.
+	wait_for 30 tout_is "$DEV" 500
+	check_err $? "not restored: pfc-prevention-tout is $(tout "$DEV")"
+	log_has "$DEV: pause storms over for 1000 ms \(RestoreAfterMs=\): restoring profile 50-main.conf"
+	check_err $? "no restore logged"
+	log_has "$DEV: drift .*pfc-storm-timeout"
+	check_fail $? "the storm action was taken for drift"
+	log_test "storm: Action=timeout applied (ethtool) and restored"
+}
+
+# checks NETDEV: how many times the agent compared NETDEV with its profile.
+checks() {
+	status_json | jq -r ".nics[] | select(.netdev == \"$1\") | .drift.checks"
+}
+
+checks_at_least() {
+	local n
+
+	n=$(checks "$1") && [ -n "$n" ] && [ "$n" -ge "$2" ]
+}
+
+# The agent's log since line $1 about $HDEV's storm, as tokens.
+storm_sequence() {
+	tail -n +"$(($1 + 1))" "$LOG" |
+		grep -E -o "$HDEV: (pause storm on priority 3: PFC off on it in force|pause storm on priority 3 over after|pause storms over for 1500 ms|profile 40-hot.conf applied \(storm restore\)|drift)" |
+		sed -e 's/.*in force$/act/' -e 's/.*over after$/end/' \
+		    -e 's/.*storms over for.*/hold-over/' \
+		    -e 's/.*storm restore.*/restore/' -e 's/.*drift$/drift/' |
+		tr '\n' ' '
+}
+
+storm_disable_pfc_restored() {
+	local lat start c0
+
+	RET=0
+	pfc_is "$HDEV" 3 true
+	check_err $? "PFC on priority 3 of $HDEV not on before the storm"
+	start=$(wc -l < "$LOG")
+	echo "3 1000 0" > "$DFS/$HID/pfc_storm" ||
+		check_err 1 "cannot inject a storm"
+	wait_for 30 pfc_is "$HDEV" 3 false
+	check_err $? "storm: PFC on priority 3 still on"
+	pfc_is "$HDEV" 4 true
+	check_err $? "storm: PFC on priority 4 was turned off too"
+	wait_log 30 "$HDEV: pause storm on priority 3: PFC off on it in force"
+	check_err $? "no storm action logged"
+	lat=$(sed -n "s/.*$HDEV: pause storm on priority 3: PFC off on it in force \([0-9.]*\) ms after.*/\1/p" "$LOG" | tail -n 1)
+	echo "# latency storm STORM_START (kernel time) -> PFC off (dcb) applied: $lat ms"
+	# While the storm lasts the agent compares the NIC (its own write
+	# notified RTNLGRP_DCB, and it polls every second) and keeps PFC off.
+	c0=$(checks "$HDEV")
+	wait_for 30 checks_at_least "$HDEV" $((c0 + 2))
+	check_err $? "no comparison during the action"
+	pfc_is "$HDEV" 3 false
+	check_err $? "the agent reverted its own action"
+	storm_stop "$HID"
+	wait_for 30 pfc_is "$HDEV" 3 true
+	check_err $? "PFC on priority 3 not restored"
+	wait_log 30 "$HDEV: profile 40-hot.conf applied \(storm restore\)"
+	check_err $? "no restore logged"
+	# Restored only RestoreAfterMs=1500 after the storm's end, and never
+	# taken for drift.
+	expect "the agent's storm handling" "$(storm_sequence "$start")" \
+		"act end hold-over restore "
+	log_test "storm: Action=disable-pfc applied (dcb), held, restored"
+}
+
+metrics_promtool() {
+	local m=$WORK/metrics out
+
+	RET=0
+	curl -sf "http://127.0.0.1:$PORT/metrics" > "$m"
+	check_err $? "scrape failed"
+	[ -s "$m" ]
+	check_err $? "empty scrape"
+	out=$(promtool check metrics < "$m" 2>&1)
+	check_err $? "promtool: $out"
+	[ -z "$out" ]
+	check_err $? "promtool findings: $out"
+	grep -E "^rocetune_agent_profile_info\{netdev=\"$DEV\",device=\"rsim_ib$ID\",port=\"1\",profile=\"50-main.conf\"\} 1$" "$m" > /dev/null
+	check_err $? "no profile info of $DEV"
+	grep -E "^rocetune_agent_storm_actions_total\{netdev=\"$DEV\",action=\"timeout\"\} [1-9]" "$m" > /dev/null
+	check_err $? "no storm action counted"
+	grep -E "^rocetune_agent_storm_action_latency_seconds_count [1-9]" "$m" > /dev/null
+	check_err $? "no storm latency"
+	grep -E "^rocetune_agent_drift_events_total\{netdev=\"$DEV\",setting=\"pfc\"\} [1-9]" "$m" > /dev/null
+	check_err $? "no drift counted"
+	grep -E "^rocetune_agent_applies_total\{netdev=\"$DEV\",result=\"applied\"\} [1-9]" "$m" > /dev/null
+	check_err $? "no applies counted"
+	grep -E "^rocetune_pfc_rx_pause_total\{device=\"rsim_ib$ID\",port=\"1\"" "$m" > /dev/null
+	check_err $? "no port series from the module"
+	echo "# metrics: $(grep -c -v '^#' "$m") samples, $(grep -c '^# TYPE' "$m") families"
+	log_test "metrics: promtool check metrics is clean; agent and port series"
+}
+
+prom_nics_is() {
+	local out
+
+	out=$(curl -sf "http://127.0.0.1:$PROM_PORT/api/v1/query?query=rocetune_agent_nics") &&
+		[ "$(jq -r '.data.result[0].value[1]' <<< "$out")" = "$1" ]
+}
+
+prom_up() {
+	local out
+
+	out=$(curl -sf "http://127.0.0.1:$PROM_PORT/api/v1/query?query=up%7Bjob%3D%22rocetuned%22%7D") &&
+		[ "$(jq -r '.data.result[0].value[1]' <<< "$out")" = 1 ]
+}
+
+# A real Prometheus server scrapes the agent and answers a query.
+prometheus_scrapes() {
+	local pid info
+
+	RET=0
+	PROM_PORT=$((PORT + 1))
+	mkdir -p "$WORK/prom"
+	cat > "$WORK/prom/prometheus.yml" << EOF
+global:
+  scrape_interval: 1s
+scrape_configs:
+  - job_name: rocetuned
+    static_configs:
+      - targets: ['127.0.0.1:$PORT']
+EOF
+	prometheus --config.file="$WORK/prom/prometheus.yml" \
+		--storage.tsdb.path="$WORK/prom/data" \
+		--web.listen-address="127.0.0.1:$PROM_PORT" \
+		> "$WORK/prom/log" 2>&1 &
+	pid=$!
+	wait_for 120 prom_up
+	check_err $? "Prometheus did not scrape the agent: $(tail -3 "$WORK/prom/log")"
+	wait_for 30 prom_nics_is 2
+	check_err $? "query rocetune_agent_nics did not answer 2"
+	info=$(curl -sf "http://127.0.0.1:$PROM_PORT/api/v1/query?query=rocetune_agent_profile_info%7Bnetdev%3D%22$DEV%22%7D" |
+		jq -r '.data.result[0].metric.device')
+	expect "info series' device label through Prometheus" "$info" "rsim_ib$ID"
+	kill "$pid"
+	wait "$pid" 2> /dev/null
+	log_test "Prometheus scrapes the agent and answers a query"
+}
+
+sighup_bad_profile_kept() {
+	RET=0
+	printf '[Match]\nName=%s\n[Lossless]\nPFC=9\n' "$DEV" \
+		> "$ROCETUNE_PROFILE_DIR/10-broken.conf"
+	kill -HUP "$AGENT_PID"
+	wait_log 30 "profile reload failed: errors in .*; the 2 profiles loaded before stay in force"
+	check_err $? "no reload failure logged: $(tail -3 "$LOG")"
+	log_has "10-broken.conf:4: \[Lossless\] PFC=9"
+	check_err $? "the error does not name file:line"
+	agent_alive
+	check_err $? "the agent died"
+	expect "status: profile kept" \
+		"$(status_json | jq -r ".nics[] | select(.netdev == \"$DEV\") | .profile" | sed 's#.*/##')" \
+		50-main.conf
+	expect "status: reload" "$(status_json | jq -r .last_reload_ok)" false
+	# The old profile still works: drift is restored.
+	rt_dcb pfc set dev "$DEV" prio-pfc 3:off
+	wait_for 30 pfc_is "$DEV" 3 true
+	check_err $? "the old profile is no longer in force"
+	rm -f "$ROCETUNE_PROFILE_DIR/10-broken.conf"
+	kill -HUP "$AGENT_PID"
+	wait_for 30 reload_ok_is true
+	check_err $? "a good reload is not ok"
+	log_test "SIGHUP with a bad profile keeps the old ones and says why"
+}
+
+second_agent_refused() {
+	local out rc
+
+	RET=0
+	out=$(timeout 20 "$RT_AGENT" --foreground 2>&1)
+	rc=$?
+	expect "exit status" "$rc" 1
+	grep -E "another rocetuned is running \(pid $AGENT_PID; it holds the lock" <<< "$out" > /dev/null
+	check_err $? "no clear error: $out"
+	agent_alive
+	check_err $? "the first agent died"
+	log_test "a second agent refuses to start"
+}
+
+sigterm_stops() {
+	local rc
+
+	RET=0
+	kill -TERM "$AGENT_PID"
+	timeout 10 tail --pid="$AGENT_PID" -f /dev/null
+	check_err $? "the agent did not stop"
+	wait "$AGENT_PID"
+	rc=$?
+	AGENT_PID=
+	expect "exit status" "$rc" 0
+	[ ! -e "$ROCETUNE_RUN_DIR/rocetuned.sock" ]
+	check_err $? "the status socket is left behind"
+	"$RT_CLI" agent status > /dev/null 2>&1
+	check_fail $? "agent status succeeds without an agent"
+	log_test "SIGTERM: a clean stop"
+}
+
+rt_require_root
+rt_require_cmd dcb ethtool jq curl promtool prometheus python3
+setup || rt_setup_failed "simulated NIC, rocetune.ko or the profiles"
+rt_run_tests

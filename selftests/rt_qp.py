@@ -282,7 +282,7 @@ TSHARK_WAIT_S = 300
 
 def tshark_cmd(path):
     return ["tshark", "-n", "-r", path, "-d", "udp.port==4791,infiniband",
-            "-Y", "udp.dstport == 4791", "-T", "fields",
+            "-Y", "udp.dstport == 4791 and not icmp", "-T", "fields",
             "-E", "occurrence=f", "-E", "separator=/t"] + \
         [a for f in TSHARK_FIELDS for a in ("-e", f)]
 

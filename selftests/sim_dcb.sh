@@ -6,7 +6,12 @@
 # ethtool -S and rdma statistic show the personality's counter names with
 # the values injected through debugfs, 32-bit counters wrap, a pause storm
 # grows the PFC counters at the requested rate, and the congestion control
-# files behave like mlx5's cc_params and bnxt_re's cc_config.
+# files behave like mlx5's cc_params and bnxt_re's cc_config, also at the
+# real drivers' debugfs paths.  The injection knobs of the apply engine's
+# tests work as documented: set_count counts every set that reaches the
+# device, fail_set fails the Nth, ignore_set ignores the Nth, cc_lockdown
+# refuses the cc files as kernel lockdown does.  bnxt_re has no maxrate
+# and buffer ops, like bnxt_en.
 
 ALL_TESTS="
 	dcb_pfc
@@ -24,7 +29,14 @@ ALL_TESTS="
 	counter_wrap
 	pfc_storm
 	cc_params
+	cc_real_paths
+	set_count
+	fail_set
+	ignore_set
+	cc_lockdown
+	bnxt_no_maxrate_buffer
 	bus_errors
+	real_dir_shared
 "
 
 source "$(dirname "$0")/lib.sh"
@@ -57,17 +69,42 @@ sim_ethtool_stat() {
 	ethtool -S "$1" | awk -v s="$2:" '$1 == s { print $2; f = 1 } END { if (!f) print "absent" }'
 }
 
+# sim_write FILE VALUE: echo VALUE > FILE (one write); errors on stderr.
+sim_write() {
+	echo "$2" > "$1"
+}
+
+# sim_sets CMD...: run CMD quietly and print how many set operations
+# reached $DEV meanwhile (its set_count knob).
+sim_sets() {
+	local before after
+
+	read -r before < "$DFS/set_count" || { echo "no set_count"; return; }
+	"$@" > /dev/null 2>&1
+	read -r after < "$DFS/set_count" || { echo "no set_count"; return; }
+	echo $((after - before))
+}
+
+# sim_pfc_delay DEV: the PFC delay (cable length) that dcb shows.
+sim_pfc_delay() {
+	sim_json .delay dcb -j pfc show dev "$1"
+}
+
 # sim_dcbnl MODE DEV ARGS...: DCB over raw rtnetlink, for what Debian 12's
 # dcb cannot do: print the errno of a set (0 on success) or read the
 # apptrust table.  Modes: "pfc DEV PFC_EN DELAY", "trust-set DEV SEL...",
-# "trust-get DEV" (prints the selectors).
+# "trust-get DEV" (prints the selectors), "rate-buf DEV RATE0..RATE7
+# SIZE0..SIZE7" (maxrate and buffer sizes, every priority in buffer 0, in
+# one set), "attrs DEV..." (prints the attribute types of an IEEE get, a
+# line per DEV).  Python without site (-S) starts faster in the VM.
 sim_dcbnl() {
-	python3 - "$@" << 'EOF'
+	python3 -S - "$@" << 'EOF'
 import socket, struct, sys
 RTM_GETDCB, RTM_SETDCB = 78, 79
 DCB_CMD_IEEE_SET, DCB_CMD_IEEE_GET = 20, 21
 DCB_ATTR_IFNAME, DCB_ATTR_IEEE = 1, 13
 DCB_ATTR_IEEE_PFC, DCB_ATTR_DCB_APP_TRUST_TABLE = 2, 11
+DCB_ATTR_IEEE_MAXRATE, DCB_ATTR_DCB_BUFFER = 7, 10
 DCB_ATTR_IEEE_APP, DCB_ATTR_DCB_APP = 1, 2
 
 
@@ -102,7 +139,8 @@ def ieee_set(dev, nested):
     print((256 - reply[DCB_ATTR_IEEE][0]) % 256)
 
 
-mode, dev, args = sys.argv[1], sys.argv[2], [int(a, 0) for a in sys.argv[3:]]
+mode, dev, argv = sys.argv[1], sys.argv[2], sys.argv[3:]
+args = [] if mode == "attrs" else [int(a, 0) for a in argv]
 if mode == "pfc":
     pfc = struct.pack("=BBBxH2x16Q", 8, args[0], 0, args[1], *([0] * 16))
     ieee_set(dev, attr(DCB_ATTR_IEEE_PFC, pfc))
@@ -114,6 +152,15 @@ elif mode == "trust-get":
     ieee = dict(attrs(talk(RTM_GETDCB, DCB_CMD_IEEE_GET, dev)[DCB_ATTR_IEEE]))
     table = ieee.get(DCB_ATTR_DCB_APP_TRUST_TABLE, b"")
     print(" ".join(str(v[0]) for _, v in attrs(table)))
+elif mode == "rate-buf":
+    rate = struct.pack("=8Q", *args[:8])
+    buf = struct.pack("=8B8II", *([0] * 8), *args[8:16], 0)
+    ieee_set(dev, attr(DCB_ATTR_IEEE_MAXRATE, rate) +
+             attr(DCB_ATTR_DCB_BUFFER, buf))
+elif mode == "attrs":
+    for d in [dev] + argv:
+        ieee = talk(RTM_GETDCB, DCB_CMD_IEEE_GET, d)[DCB_ATTR_IEEE]
+        print(" ".join(str(t) for t, _ in attrs(ieee)))
 EOF
 }
 
@@ -451,6 +498,337 @@ cc_params() {
 	log_test "cc_params/cc_config: mlx5 and bnxt_re names, input, field widths"
 }
 
+# The cc files also where the real drivers have them, under the bus-info
+# that ethtool -i reports, so that rocetune's mlx5 and bnxt_re backends
+# find them unchanged.
+cc_real_paths() {
+	local bus real sim dbg=/sys/kernel/debug id=$((SIM_ID + 3))
+
+	RET=0
+	bus=$(ethtool -i "$DEV" | awk '$1 == "bus-info:" { print $2 }')
+	sim_expect "mlx5 bus-info" "$bus" "rocetune_sim$SIM_ID"
+	real=$dbg/mlx5/$bus/cc_params
+	sim=$DFS/cc_params
+	[ -d "$real" ]
+	check_err $? "no $real"
+	check_same "$(cd "$real" && echo *)" "$(cd "$sim" && echo *)" \
+		"mlx5 file names differ"
+	check_same "$(cd "$real" && grep -H . -- *)" \
+		"$(cd "$sim" && grep -H . -- *)" "mlx5 values differ"
+	sim_write "$real/np_cnp_dscp" 17
+	check_err $? "write through the real path failed"
+	sim_expect "np_cnp_dscp written at the real path" \
+		"$(cat "$sim/np_cnp_dscp")" 17
+	sim_write "$sim/np_cnp_dscp" 23
+	sim_expect "np_cnp_dscp read at the real path" \
+		"$(cat "$real/np_cnp_dscp")" 23
+
+	bus=$(ethtool -i "rsim$SIM_ID2" | awk '$1 == "bus-info:" { print $2 }')
+	sim_expect "bnxt_re bus-info" "$bus" "rocetune_sim$SIM_ID2"
+	real=$dbg/bnxt_re/$bus/cc_config
+	sim=/sys/kernel/debug/rocetune_sim/$SIM_ID2/cc_config
+	[ -d "$real" ]
+	check_err $? "no $real"
+	check_same "$(cd "$real" && echo *)" "$(cd "$sim" && echo *)" \
+		"bnxt_re file names differ"
+	sim_write "$real/tos_dscp" 0x12
+	check_err $? "write through the real path failed"
+	sim_expect "tos_dscp written at the real path" "$(cat "$sim/tos_dscp")" 18
+	check_same "$(cat "$real/rtt")" "$(cat "$sim/rtt")" \
+		"bnxt_re rtt differs at the real path"
+
+	[ ! -e "$dbg/mlx5/rocetune_sim$SIM_ID1" ] &&
+		[ ! -e "$dbg/bnxt_re/rocetune_sim$SIM_ID1" ]
+	check_err $? "irdma personality has a real cc path"
+	[ ! -e "$dbg/bnxt_re/rocetune_sim$SIM_ID" ]
+	check_err $? "mlx5 personality is under bnxt_re/"
+
+	echo "$id mlx5" > "$SIM_BUS"/new_device
+	check_err $? "cannot create device $id"
+	[ -d "$dbg/mlx5/rocetune_sim$id/cc_params" ]
+	check_err $? "no real path for a new device"
+	echo "$id" > "$SIM_BUS"/del_device
+	[ ! -e "$dbg/mlx5/rocetune_sim$id" ]
+	check_err $? "real path left behind by del_device"
+	[ -d "$dbg/mlx5/rocetune_sim$SIM_ID/cc_params" ]
+	check_err $? "deleting another device removed this one's real path"
+	log_test "cc files at debugfs mlx5/BUS/cc_params and bnxt_re/BUS/cc_config"
+}
+
+set_count() {
+	local cc=$DFS/cc_params t=pfc-prevention-tout
+
+	RET=0
+	echo N > "$DFS/pfc_link_flap"
+	sim_expect "reads" "$(sim_sets sim_reads)" 0
+	sim_expect "dcb pfc set" \
+		"$(sim_sets rt_dcb pfc set dev "$DEV" prio-pfc 1:on)" 1
+	sim_expect "the same dcb pfc set again" \
+		"$(sim_sets rt_dcb pfc set dev "$DEV" prio-pfc 1:on)" 1
+	sim_expect "dcb ets set" "$(sim_sets rt_dcb ets set dev "$DEV" \
+		tc-tsa all:ets tc-bw all:0 0:100 prio-tc all:0)" 1
+	sim_expect "dcb app add (1 entry)" \
+		"$(sim_sets rt_dcb app add dev "$DEV" dscp-prio 10:1)" 1
+	sim_expect "dcb app add (2 entries)" \
+		"$(sim_sets rt_dcb app add dev "$DEV" dscp-prio 11:1 12:1)" 2
+	sim_expect "dcb app del (3 entries)" \
+		"$(sim_sets rt_dcb app del dev "$DEV" dscp-prio 10:1 11:1 12:1)" 3
+	sim_expect "dcb maxrate set" \
+		"$(sim_sets rt_dcb maxrate set dev "$DEV" tc-maxrate all:0)" 1
+	sim_expect "dcb buffer set" \
+		"$(sim_sets rt_dcb buffer set dev "$DEV" buffer-size 1:8K)" 1
+	sim_expect "dcb dcbx set" \
+		"$(sim_sets rt_dcb dcbx set dev "$DEV" host ieee)" 1
+	sim_expect "ethtool --set-tunable" \
+		"$(sim_sets ethtool --set-tunable "$DEV" "$t" 300)" 1
+	sim_expect "cc write" "$(sim_sets sim_write "$cc/rp_ai_rate" 6)" 1
+	sim_expect "cc write at the real path" \
+		"$(sim_sets sim_write "/sys/kernel/debug/mlx5/rocetune_sim$SIM_ID/cc_params/rp_ai_rate" 7)" 1
+	# refused ones reached the device too
+	sim_expect "refused PFC delay" \
+		"$(sim_sets rt_dcb pfc set dev "$DEV" delay 1001)" 1
+	sim_expect "refused tunable" \
+		"$(sim_sets ethtool --set-tunable "$DEV" "$t" 50)" 1
+	sim_expect "refused cc write" "$(sim_sets sim_write "$cc/rp_ai_rate" x)" 1
+	echo 5 > "$DFS/fail_next_set"
+	sim_expect "failed by fail_next_set" \
+		"$(sim_sets rt_dcb pfc set dev "$DEV" delay 7)" 1
+	sim_expect "reads again" "$(sim_sets sim_reads)" 0
+	sim_expect "rp_ai_rate" "$(cat "$cc/rp_ai_rate")" 7
+	echo 0 > "$DFS/set_count" 2> /dev/null
+	check_fail $? "set_count is writable"
+	rt_dcb pfc set dev "$DEV" prio-pfc 1:off
+	ethtool --set-tunable "$DEV" "$t" 0
+	echo Y > "$DFS/pfc_link_flap"
+	log_test "set_count: one per dcbnl set op, tunable set and cc write; reads none"
+}
+
+# Everything a tool reads from $DEV; none of it is a set.
+sim_reads() {
+	local o
+
+	for o in pfc ets app maxrate buffer dcbx; do
+		dcb -j "$o" show dev "$DEV" || return 1
+	done
+	ethtool --get-tunable "$DEV" pfc-prevention-tout &&
+		ethtool -S "$DEV" && ethtool -i "$DEV" &&
+		cat "$DFS"/cc_params/* \
+			"/sys/kernel/debug/mlx5/rocetune_sim$SIM_ID/cc_params/rp_gd"
+}
+
+fail_set() {
+	local cc=$DFS/cc_params t=pfc-prevention-tout out
+
+	RET=0
+	echo N > "$DFS/pfc_link_flap"
+	ethtool --set-tunable "$DEV" "$t" 200
+	rt_dcb ets set dev "$DEV" tc-tsa all:ets tc-bw all:0 0:100 prio-tc all:0
+	sim_expect "disarmed" "$(cat "$DFS/fail_set")" "0 0"
+	echo "2 22" > "$DFS/fail_set"
+	check_err $? "arming failed"
+	sim_expect "armed" "$(cat "$DFS/fail_set")" "2 22"
+	rt_dcb pfc set dev "$DEV" delay 20
+	sim_expect "after set 1 (dcb)" "$(cat "$DFS/fail_set")" "1 22"
+	sim_write "$cc/rp_ai_rate" 9
+	check_err $? "set 2 (cc write) failed"
+	sim_expect "after set 2 (cc write)" "$(cat "$DFS/fail_set")" "0 22"
+	out=$(ethtool --set-tunable "$DEV" "$t" 300 2>&1)
+	check_fail $? "set 3 (tunable) succeeded"
+	[[ "$out" == *"Invalid argument"* ]]
+	check_err $? "set 3 failed with '$out', not EINVAL"
+	sim_expect "tunable after the failed set" \
+		"$(ethtool --get-tunable "$DEV" "$t" | awk '{ print $2 }')" 200
+	sim_expect "after set 3" "$(cat "$DFS/fail_set")" "0 0"
+	ethtool --set-tunable "$DEV" "$t" 300
+	check_err $? "set 4 failed"
+	sim_expect "values of sets 1, 2, 4" \
+		"$(sim_pfc_delay "$DEV") $(cat "$cc/rp_ai_rate") $(ethtool --get-tunable "$DEV" "$t" | awk '{ print $2 }')" \
+		"20 9 300"
+
+	echo "1 -16" > "$DFS/fail_set"
+	sim_expect "negative errno" "$(cat "$DFS/fail_set")" "1 16"
+	rt_dcb pfc set dev "$DEV" delay 30
+	sim_expect "errno of dcbnl set 2" "$(sim_dcbnl pfc "$DEV" 0 40)" 16
+	sim_expect "delay after the failed set" "$(sim_pfc_delay "$DEV")" 30
+	echo "1 5" > "$DFS/fail_set"
+	sim_write "$cc/np_cnp_dscp" 10
+	out=$(sim_write "$cc/np_cnp_dscp" 20 2>&1)
+	check_fail $? "cc write 2 succeeded"
+	[[ "$out" == *"Input/output error"* ]]
+	check_err $? "cc write 2 failed with '$out', not EIO"
+	sim_expect "np_cnp_dscp after the failed write" \
+		"$(cat "$cc/np_cnp_dscp")" 10
+	# Debian 12's dcb exits 0 although the set failed: read back
+	echo "0 22" > "$DFS/fail_set"
+	rt_dcb ets set dev "$DEV" tc-bw all:0 0:50 1:50 > /dev/null
+	sim_expect "tc-bw after a failed dcb set" \
+		"$(sim_json .tc_bw[0] dcb -j ets show dev "$DEV")" 100
+	sim_expect "consumed by dcb" "$(cat "$DFS/fail_set")" "0 0"
+
+	echo "3 5" > "$DFS/fail_set"
+	echo "0 0" > "$DFS/fail_set"
+	sim_expect "disarmed by 0 0" "$(cat "$DFS/fail_set")" "0 0"
+	rt_dcb pfc set dev "$DEV" delay 7
+	sim_expect "delay set after disarming" "$(sim_pfc_delay "$DEV")" 7
+	for out in "x" "1" "-1 5" "1 4096" "1 -4096"; do
+		echo "$out" > "$DFS/fail_set" 2> /dev/null
+		check_fail $? "'$out' accepted"
+	done
+	sim_expect "after invalid input" "$(cat "$DFS/fail_set")" "0 0"
+	ethtool --set-tunable "$DEV" "$t" 0
+	echo Y > "$DFS/pfc_link_flap"
+	log_test "fail_set: SKIP sets pass, the next fails with ERRNO, once"
+}
+
+ignore_set() {
+	local cc=$DFS/cc_params t=pfc-prevention-tout apps
+
+	RET=0
+	echo N > "$DFS/pfc_link_flap"
+	sim_write "$cc/np_cnp_dscp" 10
+	ethtool --set-tunable "$DEV" "$t" 0
+	apps=$(sim_json '.dscp_prio // []' dcb -j app show dev "$DEV")
+	sim_expect "disarmed" "$(cat "$DFS/ignore_set")" -1
+	echo 1 > "$DFS/ignore_set"
+	check_err $? "arming failed"
+	sim_expect "armed" "$(cat "$DFS/ignore_set")" 1
+	rt_dcb pfc set dev "$DEV" delay 50
+	sim_expect "after set 1" "$(cat "$DFS/ignore_set")" 0
+	sim_expect "errno of the ignored set" "$(sim_dcbnl pfc "$DEV" 0 60)" 0
+	sim_expect "delay after the ignored set" "$(sim_pfc_delay "$DEV")" 50
+	sim_expect "after the ignored set" "$(cat "$DFS/ignore_set")" -1
+	rt_dcb pfc set dev "$DEV" delay 60
+	sim_expect "delay after the next set" "$(sim_pfc_delay "$DEV")" 60
+
+	echo 0 > "$DFS/ignore_set"
+	sim_write "$cc/np_cnp_dscp" 33
+	check_err $? "ignored cc write failed"
+	sim_expect "np_cnp_dscp after the ignored write" \
+		"$(cat "$cc/np_cnp_dscp")" 10
+	echo 0 > "$DFS/ignore_set"
+	ethtool --set-tunable "$DEV" "$t" 400
+	check_err $? "ignored set-tunable failed"
+	sim_expect "tunable after the ignored set" \
+		"$(ethtool --get-tunable "$DEV" "$t" | awk '{ print $2 }')" 0
+	echo 0 > "$DFS/ignore_set"
+	rt_dcb app add dev "$DEV" dscp-prio 10:2
+	check_err $? "ignored dcb app add failed"
+	check_same "$(sim_json '.dscp_prio // []' dcb -j app show dev "$DEV")" \
+		"$apps" "dscp-prio changed by the ignored add"
+
+	echo 0 > "$DFS/ignore_set"
+	echo "0 5" > "$DFS/fail_set"
+	sim_expect "fail_set wins on the same set" \
+		"$(sim_dcbnl pfc "$DEV" 0 70)" 5
+	sim_expect "both consumed" \
+		"$(cat "$DFS/ignore_set") $(cat "$DFS/fail_set")" "-1 0 0"
+	echo 5 > "$DFS/ignore_set"
+	echo -1 > "$DFS/ignore_set"
+	sim_expect "disarmed by -1" "$(cat "$DFS/ignore_set")" -1
+	echo -2 > "$DFS/ignore_set" 2> /dev/null
+	check_fail $? "-2 accepted"
+	echo Y > "$DFS/pfc_link_flap"
+	log_test "ignore_set: after SKIP sets one reports success and changes nothing"
+}
+
+# kernel lockdown's line for one refused open, counted in the log
+sim_lockdown_lines() {
+	dmesg -t | grep -c 'Lockdown: .*: debugfs access is restricted; see man kernel_lockdown.7$'
+}
+
+cc_lockdown() {
+	local cc=$DFS/cc_params f lines n out
+	local real=/sys/kernel/debug/mlx5/rocetune_sim$SIM_ID/cc_params
+	local d2=/sys/kernel/debug/rocetune_sim/$SIM_ID2
+	local real2=/sys/kernel/debug/bnxt_re/rocetune_sim$SIM_ID2/cc_config
+
+	RET=0
+	sim_write "$cc/np_cnp_dscp" 10
+	sim_write "$d2/cc_config/tos_dscp" 18
+	sim_expect "default" "$(cat "$DFS/cc_lockdown")" N
+	echo Y > "$DFS/cc_lockdown"
+	check_err $? "cannot turn cc_lockdown on"
+	lines=$(sim_lockdown_lines)
+	n=$(cat "$DFS/set_count")
+	for f in "$cc/np_cnp_dscp" "$real/np_cnp_dscp"; do
+		out=$(cat "$f" 2>&1)
+		check_fail $? "reading $f succeeded"
+		[[ "$out" == *"Operation not permitted"* ]]
+		check_err $? "reading $f: '$out', not EPERM"
+		out=$(sim_write "$f" 5 2>&1)
+		check_fail $? "writing $f succeeded"
+		[[ "$out" == *"Operation not permitted"* ]]
+		check_err $? "writing $f: '$out', not EPERM"
+	done
+	sim_expect "log lines (one per refused open)" "$(sim_lockdown_lines)" \
+		$((lines + 4))
+	dmesg_has 'Lockdown: cat: debugfs access is restricted; see man kernel_lockdown.7'
+	check_err $? "no lockdown line naming cat"
+	check_same "$(cat "$DFS/set_count")" "$n" \
+		"set_count moved, although no write reached the device"
+	cat "$DFS/counters/np_cnp_sent" > /dev/null
+	check_err $? "counters refused under cc_lockdown"
+	echo N > "$DFS/cc_lockdown"
+	sim_expect "np_cnp_dscp after lockdown" "$(cat "$real/np_cnp_dscp")" 10
+
+	# bnxt_re's files are 0400: lockdown lets them be read, not written
+	echo Y > "$d2/cc_lockdown"
+	for f in "$d2/cc_config/tos_dscp" "$real2/tos_dscp"; do
+		sim_expect "reading $f" "$(cat "$f")" 18
+		out=$(sim_write "$f" 5 2>&1)
+		check_fail $? "writing $f succeeded"
+		[[ "$out" == *"Operation not permitted"* ]]
+		check_err $? "writing $f: '$out', not EPERM"
+	done
+	echo N > "$d2/cc_lockdown"
+	sim_write "$real2/tos_dscp" 5
+	check_err $? "bnxt_re write refused after lockdown"
+	sim_expect "bnxt_re tos_dscp" "$(cat "$d2/cc_config/tos_dscp")" 5
+	log_test "cc_lockdown: cc files refuse to open with EPERM, as under kernel lockdown"
+}
+
+# Like bnxt_en, bnxt_re has no maxrate and no buffer ops: dcbnl leaves
+# them out of a get and ignores them in a set, which reports success.
+bnxt_no_maxrate_buffer() {
+	local dev2=rsim$SIM_ID2 d2=/sys/kernel/debug/rocetune_sim/$SIM_ID2
+	local n mlx5 irdma bnxt
+
+	RET=0
+	{ read -r mlx5; read -r irdma; read -r bnxt; } < \
+		<(sim_dcbnl attrs "$DEV" "rsim$SIM_ID1" "$dev2")
+	[[ " $mlx5 " == *" 7 "* && " $mlx5 " == *" 10 "* ]]
+	check_err $? "mlx5 IEEE get lacks maxrate (7) or buffer (10): $mlx5"
+	[[ " $irdma " == *" 7 "* && " $irdma " == *" 10 "* ]]
+	check_err $? "irdma IEEE get lacks maxrate (7) or buffer (10): $irdma"
+	[[ " $bnxt " == *" 1 "* && " $bnxt " == *" 2 "* ]]
+	check_err $? "bnxt_re IEEE get lacks ETS (1) or PFC (2): $bnxt"
+	[[ " $bnxt " != *" 7 "* && " $bnxt " != *" 10 "* ]]
+	check_err $? "bnxt_re IEEE get has maxrate (7) or buffer (10): $bnxt"
+	# the same set is done by mlx5 and ignored for bnxt_re
+	sim_expect "errno of an mlx5 maxrate and buffer set" \
+		"$(sim_dcbnl rate-buf "$DEV" 0 0 8000 0 0 0 0 0 4096 2048 0 0 0 0 0 0)" 0
+	sim_expect "mlx5 maxrate" \
+		"$(sim_json .tc_maxrate[2] dcb -j maxrate show dev "$DEV")" 8000
+	sim_expect "mlx5 buffer" \
+		"$(sim_json .buffer_size[1] dcb -j buffer show dev "$DEV")" 2048
+	n=$(cat "$d2/set_count")
+	sim_expect "errno of a bnxt_re maxrate and buffer set" \
+		"$(sim_dcbnl rate-buf "$dev2" 0 0 8000 0 0 0 0 0 4096 2048 0 0 0 0 0 0)" 0
+	# Debian 12's dcb reads before it writes and stops there
+	rt_dcb maxrate set dev "$dev2" tc-maxrate 3:10Gbit > /dev/null
+	rt_dcb buffer set dev "$dev2" buffer-size 1:8K > /dev/null
+	sim_expect "dcb maxrate show" \
+		"$(dcb -j maxrate show dev "$dev2" 2> /dev/null | jq -c '.tc_maxrate // empty')" ""
+	sim_expect "dcb buffer show" \
+		"$(dcb -j buffer show dev "$dev2" 2> /dev/null | jq -c '.buffer_size // empty')" ""
+	check_same "$(cat "$d2/set_count")" "$n" \
+		"bnxt_re set_count moved on maxrate and buffer sets"
+	rt_dcb pfc set dev "$dev2" delay 9
+	sim_expect "bnxt_re set_count after a PFC set" "$(cat "$d2/set_count")" \
+		$((n + 1))
+	log_test "bnxt_re: no maxrate or buffer ops; dcbnl ignores them and reports success"
+}
+
 bus_errors() {
 	RET=0
 	echo "$SIM_ID mlx5" > "$SIM_BUS"/new_device 2> /dev/null
@@ -462,6 +840,61 @@ bus_errors() {
 	sim_expect "sysfs personality" \
 		"$(cat "$SIM_BUS/devices/rocetune_sim$SIM_ID2/personality")" bnxt_re
 	log_test "bus: duplicate ID, unknown personality and missing ID refused"
+}
+
+# The top directories mlx5/ and bnxt_re/ belong to the real drivers when
+# they are loaded: devices appear in them, and neither unloading
+# rocetune_sim nor deleting a device removes them.  Tried with mlx5_core,
+# which creates debugfs mlx5/ when it loads, even without a device.
+real_dir_shared() {
+	local id=$((SIM_ID + 4)) top=/sys/kernel/debug/mlx5 f mlx5_here=0
+
+	if [ "$RT_SIM_LOADED_HERE" != 1 ]; then
+		log_skip "debugfs mlx5/ of mlx5_core" \
+			"rocetune_sim was loaded before this script, which cannot reload it"
+		return
+	fi
+	RET=0
+	f=$top/rocetune_sim$id/cc_params/np_cnp_dscp
+	rt_sim_unload
+	check_err $? "cannot unload rocetune_sim"
+	if [ ! -d /sys/module/mlx5_core ]; then
+		[ ! -e "$top" ]
+		check_err $? "unloading rocetune_sim left its mlx5/"
+		modprobe mlx5_core && mlx5_here=1
+		check_err $? "cannot load mlx5_core"
+	fi
+	[ -d "$top" ]
+	check_err $? "mlx5_core has no debugfs mlx5/"
+	rt_sim_load
+	check_err $? "cannot load rocetune_sim again"
+	echo "$id mlx5" > "$SIM_BUS"/new_device
+	sim_expect "cc file in mlx5_core's mlx5/" "$(cat "$f" 2>&1)" 48
+	rt_sim_unload
+	[ -d "$top" ]
+	check_err $? "unloading rocetune_sim removed mlx5_core's mlx5/"
+	[ ! -e "$top/rocetune_sim$id" ]
+	check_err $? "unloading rocetune_sim left its device in mlx5/"
+	rt_sim_load
+	check_err $? "cannot load rocetune_sim again"
+	if [ "$mlx5_here" = 1 ]; then
+		echo "$id mlx5" > "$SIM_BUS"/new_device
+		# mlx5_core takes its mlx5/ and our entry in it away
+		rmmod mlx5_core
+		check_err $? "cannot unload mlx5_core"
+		[ ! -e "$top" ]
+		check_err $? "mlx5/ still there without mlx5_core"
+		echo "$id" > "$SIM_BUS"/del_device
+		check_err $? "deleting the device after mlx5_core left failed"
+		echo "$id mlx5" > "$SIM_BUS"/new_device
+		sim_expect "cc file in rocetune_sim's own mlx5/" \
+			"$(cat "$f" 2>&1)" 48
+		echo "$id" > "$SIM_BUS"/del_device
+	fi
+	! dmesg_has "Directory 'mlx5' with parent '/' already present"
+	check_err $? "a second mlx5/ was attempted"
+	log_test "debugfs mlx5/ of a real driver: used, never removed"
+	setup
 }
 
 setup() {

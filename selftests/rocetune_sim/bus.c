@@ -75,6 +75,9 @@ static int rsim_dev_new(u32 id, enum rsim_personality pers)
 	spin_lock_init(&rsim->stats_lock);
 	mutex_init(&rsim->cc_lock);
 	atomic_set(&rsim->fail_next_set, 0);
+	atomic64_set(&rsim->set_count, 0);
+	spin_lock_init(&rsim->set_lock);
+	rsim->ignore_set_skip = -1;
 	atomic_set(&rsim->link_flaps, 0);
 	rsim->pfc_link_flap = rsim->info->pfc_link_flap;
 	rsim->num_cnt = RSIM_C_HW + rsim->info->num_hw;

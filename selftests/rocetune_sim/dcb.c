@@ -12,15 +12,48 @@
 
 #include "rsim.h"
 
-/*
- * rsim_fail_check - consume the fail_next_set knob: a negative errno if a
- * failure was armed, else 0.
+/**
+ * rsim_set_begin() - account for a set operation that reached the device
+ * @rsim: the device
+ * @err: where to store the result when the operation is not to be done
+ *
+ * Every set operation calls this first, before it validates anything: a
+ * dcbnl set op, set_tunable and a write to a congestion control file.  It
+ * counts the operation in set_count and consumes the injection knobs:
+ * fail_next_set, then the countdowns of fail_set and ignore_set, which
+ * every operation advances.  Failing wins over ignoring when both fall on
+ * the same operation.
+ *
+ * Return: true if the operation is to be done; false if it is to return
+ * @err at once: a negative errno (an injected failure) or 0 (ignored: it
+ * reports success and changes nothing).
  */
-int rsim_fail_check(struct rsim_dev *rsim)
+bool rsim_set_begin(struct rsim_dev *rsim, int *err)
 {
-	int err = atomic_xchg(&rsim->fail_next_set, 0);
+	int fail = atomic_xchg(&rsim->fail_next_set, 0);
+	bool ignore = false;
 
-	return err ? -err : 0;
+	atomic64_inc(&rsim->set_count);
+	spin_lock(&rsim->set_lock);
+	if (rsim->fail_set_err) {
+		if (rsim->fail_set_skip) {
+			rsim->fail_set_skip--;
+		} else {
+			if (!fail)
+				fail = rsim->fail_set_err;
+			rsim->fail_set_err = 0;
+		}
+	}
+	if (rsim->ignore_set_skip > 0) {
+		rsim->ignore_set_skip--;
+	} else if (!rsim->ignore_set_skip) {
+		ignore = true;
+		rsim->ignore_set_skip = -1;
+	}
+	spin_unlock(&rsim->set_lock);
+
+	*err = -fail;
+	return !fail && !ignore;
 }
 
 void rsim_dcb_init(struct rsim_dev *rsim)
@@ -91,8 +124,7 @@ static int rsim_ieee_setets(struct net_device *dev, struct ieee_ets *ets)
 	struct rsim_dev *rsim = rsim_from_netdev(dev);
 	int err;
 
-	err = rsim_fail_check(rsim);
-	if (err)
+	if (!rsim_set_begin(rsim, &err))
 		return err;
 	err = rsim_validate_ets(dev, ets);
 	if (err)
@@ -136,8 +168,7 @@ static int rsim_ieee_setpfc(struct net_device *dev, struct ieee_pfc *pfc)
 	bool changed;
 	int err;
 
-	err = rsim_fail_check(rsim);
-	if (err)
+	if (!rsim_set_begin(rsim, &err))
 		return err;
 	/* The delay is the cable length in meters, as in mlx5. */
 	if (pfc->delay > 1000) {
@@ -168,8 +199,7 @@ static int rsim_ieee_setmaxrate(struct net_device *dev,
 	struct rsim_dev *rsim = rsim_from_netdev(dev);
 	int err;
 
-	err = rsim_fail_check(rsim);
-	if (err)
+	if (!rsim_set_begin(rsim, &err))
 		return err;
 	rsim->maxrate = *maxrate;
 	return 0;
@@ -187,8 +217,7 @@ static int rsim_ieee_setapp(struct net_device *dev, struct dcb_app *app)
 	struct dcb_app old;
 	int err;
 
-	err = rsim_fail_check(rsim);
-	if (err)
+	if (!rsim_set_begin(rsim, &err))
 		return err;
 	if (app->selector != IEEE_8021QAZ_APP_SEL_DSCP ||
 	    app->protocol >= RSIM_NUM_DSCP ||
@@ -220,8 +249,7 @@ static int rsim_ieee_delapp(struct net_device *dev, struct dcb_app *app)
 	struct rsim_dev *rsim = rsim_from_netdev(dev);
 	int err;
 
-	err = rsim_fail_check(rsim);
-	if (err)
+	if (!rsim_set_begin(rsim, &err))
 		return err;
 	if (app->selector != IEEE_8021QAZ_APP_SEL_DSCP ||
 	    app->protocol >= RSIM_NUM_DSCP)
@@ -249,8 +277,7 @@ static int rsim_setbuffer(struct net_device *dev, struct dcbnl_buffer *buf)
 	u64 sum = 0;
 	int i, err;
 
-	err = rsim_fail_check(rsim);
-	if (err)
+	if (!rsim_set_begin(rsim, &err))
 		return err;
 	for (i = 0; i < DCBX_MAX_BUFFERS; i++) {
 		if (buf->prio2buffer[i] >= DCBX_MAX_BUFFERS)
@@ -282,9 +309,10 @@ static u8 rsim_setdcbx(struct net_device *dev, u8 mode)
 	bool lld = mode & DCB_CAP_DCBX_LLD_MANAGED;
 	bool cee = mode & DCB_CAP_DCBX_VER_CEE;
 	bool ieee = mode & DCB_CAP_DCBX_VER_IEEE;
+	int err;
 
-	if (rsim_fail_check(rsim))
-		return 1;
+	if (!rsim_set_begin(rsim, &err))
+		return err ? 1 : 0;
 	if (host == lld || cee == ieee)
 		return 1;
 	rsim->dcbx = mode;
@@ -297,8 +325,7 @@ static int rsim_setapptrust(struct net_device *dev, u8 *sel, int nsel)
 	struct rsim_dev *rsim = rsim_from_netdev(dev);
 	int i, err;
 
-	err = rsim_fail_check(rsim);
-	if (err)
+	if (!rsim_set_begin(rsim, &err))
 		return err;
 	if (nsel > ARRAY_SIZE(rsim->apptrust))
 		return -EOPNOTSUPP;
@@ -321,6 +348,7 @@ static int rsim_getapptrust(struct net_device *dev, u8 *sel, int *nsel)
 }
 #endif
 
+/* mlx5 and irdma */
 const struct dcbnl_rtnl_ops rsim_dcbnl_ops = {
 	.ieee_getets = rsim_ieee_getets,
 	.ieee_setets = rsim_ieee_setets,
@@ -334,6 +362,26 @@ const struct dcbnl_rtnl_ops rsim_dcbnl_ops = {
 	.setdcbx = rsim_setdcbx,
 	.dcbnl_getbuffer = rsim_getbuffer,
 	.dcbnl_setbuffer = rsim_setbuffer,
+#ifdef RSIM_HAVE_APPTRUST
+	.dcbnl_setapptrust = rsim_setapptrust,
+	.dcbnl_getapptrust = rsim_getapptrust,
+#endif
+};
+
+/*
+ * bnxt_re: like bnxt_en, no maxrate and no buffer ops, so dcbnl leaves
+ * those attributes out of a get and ignores them in a set (which then
+ * reports success).
+ */
+const struct dcbnl_rtnl_ops rsim_dcbnl_ops_basic = {
+	.ieee_getets = rsim_ieee_getets,
+	.ieee_setets = rsim_ieee_setets,
+	.ieee_getpfc = rsim_ieee_getpfc,
+	.ieee_setpfc = rsim_ieee_setpfc,
+	.ieee_setapp = rsim_ieee_setapp,
+	.ieee_delapp = rsim_ieee_delapp,
+	.getdcbx = rsim_getdcbx,
+	.setdcbx = rsim_setdcbx,
 #ifdef RSIM_HAVE_APPTRUST
 	.dcbnl_setapptrust = rsim_setapptrust,
 	.dcbnl_getapptrust = rsim_getapptrust,

@@ -6,26 +6,44 @@
  *   counters/<name>   read or set a counter ("N"), or add to it ("+N")
  *   grow              "NAME RATE MS": NAME grows by RATE/s for MS ms
  *   pfc_storm         "PRIO RATE MS": a received pause storm on PRIO
- *   fail_next_set     errno that the next DCB or tunable set returns
+ *   fail_next_set     errno that the next set operation returns
+ *   set_count         set operations that reached the device
+ *   fail_set          "SKIP ERRNO": the set after the next SKIP fails
+ *   ignore_set        "SKIP": the set after the next SKIP is ignored
+ *   cc_lockdown       cc files refuse to open as under kernel lockdown
  *   pfc_link_flap     PFC changes flap the link (Y/N)
  *   link_flaps        link flaps so far
  *   hw_refresh_ms     RDMA hw counters refresh every MS ms (0: live)
  *   cc_params/<name>  mlx5 DCQCN parameters
  *   cc_config/<name>  bnxt_re congestion control parameters
+ *
+ * and the congestion control files also where the real drivers have them,
+ * /sys/kernel/debug/{mlx5,bnxt_re}/<bus-info>/{cc_params,cc_config}.
  */
 
+#include <linux/dcache.h>
 #include <linux/debugfs.h>
 #include <linux/ethtool.h>
 #include <linux/fs.h>
 #include <linux/jiffies.h>
 #include <linux/kernel.h>
 #include <linux/math64.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
 #include "rsim.h"
 
 static struct dentry *rsim_ddir;
+
+/*
+ * The real drivers' top directories ("mlx5", "bnxt_re") that this module
+ * created because they did not exist; NULL where a real driver's
+ * directory was there first: the devices appear in that one, which is
+ * never removed here.  Changed only while devices are created, under the
+ * bus's device list lock, and on module exit.
+ */
+static struct dentry *rsim_drv_dirs[RSIM_NUM_PERSONALITIES];
 
 /* Counter names: PFC ones are the same for every personality. */
 static char rsim_pfc_names[RSIM_C_HW][ETH_GSTRING_LEN];
@@ -358,6 +376,90 @@ static int rsim_fail_set(void *data, u64 val)
 DEFINE_DEBUGFS_ATTRIBUTE_SIGNED(rsim_fail_fops, rsim_fail_get, rsim_fail_set,
 				"%lld\n");
 
+static int rsim_set_count_get(void *data, u64 *val)
+{
+	struct rsim_dev *rsim = data;
+
+	*val = atomic64_read(&rsim->set_count);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(rsim_set_count_fops, rsim_set_count_get, NULL,
+			 "%llu\n");
+
+/* "SKIP ERRNO": the set operations left to pass and the errno; "0 0": off */
+static ssize_t rsim_fail_set_read(struct file *file, char __user *ubuf,
+				  size_t count, loff_t *ppos)
+{
+	struct rsim_dev *rsim = file->private_data;
+	char buf[32];
+	u32 skip;
+	int len;
+	int err;
+
+	spin_lock(&rsim->set_lock);
+	skip = rsim->fail_set_skip;
+	err = rsim->fail_set_err;
+	spin_unlock(&rsim->set_lock);
+	len = scnprintf(buf, sizeof(buf), "%u %d\n", err ? skip : 0, err);
+	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
+}
+
+/* Takes "SKIP ERRNO", the errno positive or negative; ERRNO 0 disarms. */
+static ssize_t rsim_fail_set_write(struct file *file, const char __user *ubuf,
+				   size_t count, loff_t *ppos)
+{
+	struct rsim_dev *rsim = file->private_data;
+	int skip, err;
+	char buf[32];
+
+	err = rsim_copy_cmd(buf, sizeof(buf), ubuf, count);
+	if (err)
+		return err;
+	if (sscanf(buf, "%d %d", &skip, &err) != 2 || skip < 0 ||
+	    err < -MAX_ERRNO || err > MAX_ERRNO)
+		return -EINVAL;
+
+	spin_lock(&rsim->set_lock);
+	rsim->fail_set_err = abs(err);
+	rsim->fail_set_skip = err ? skip : 0;
+	spin_unlock(&rsim->set_lock);
+	return count;
+}
+
+static const struct file_operations rsim_fail_set_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.read = rsim_fail_set_read,
+	.write = rsim_fail_set_write,
+	.llseek = default_llseek,
+};
+
+/* The set operations left to pass before one is ignored; -1: off. */
+static int rsim_ignore_get(void *data, u64 *val)
+{
+	struct rsim_dev *rsim = data;
+
+	spin_lock(&rsim->set_lock);
+	*val = (s64)rsim->ignore_set_skip;
+	spin_unlock(&rsim->set_lock);
+	return 0;
+}
+
+static int rsim_ignore_set(void *data, u64 val)
+{
+	struct rsim_dev *rsim = data;
+	s64 skip = (s64)val;
+
+	if (skip < -1 || skip > INT_MAX)
+		return -EINVAL;
+	spin_lock(&rsim->set_lock);
+	rsim->ignore_set_skip = (int)skip;
+	spin_unlock(&rsim->set_lock);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE_SIGNED(rsim_ignore_fops, rsim_ignore_get,
+				rsim_ignore_set, "%lld\n");
+
 static int rsim_flaps_get(void *data, u64 *val)
 {
 	struct rsim_dev *rsim = data;
@@ -387,6 +489,7 @@ struct rsim_cc_param {
 };
 
 struct rsim_cc_table {
+	const char *drv;	/* the real driver's top debugfs directory */
 	const char *dir;
 	umode_t mode;
 	const struct rsim_cc_param *params;
@@ -442,9 +545,9 @@ static const struct rsim_cc_param rsim_bnxt_re_cc[] = {
 };
 
 static const struct rsim_cc_table rsim_cc_tables[RSIM_NUM_PERSONALITIES] = {
-	[RSIM_MLX5] = { "cc_params", 0600, rsim_mlx5_cc,
+	[RSIM_MLX5] = { "mlx5", "cc_params", 0600, rsim_mlx5_cc,
 			ARRAY_SIZE(rsim_mlx5_cc) },
-	[RSIM_BNXT_RE] = { "cc_config", 0400, rsim_bnxt_re_cc,
+	[RSIM_BNXT_RE] = { "bnxt_re", "cc_config", 0400, rsim_bnxt_re_cc,
 			   ARRAY_SIZE(rsim_bnxt_re_cc) },
 };
 
@@ -501,6 +604,8 @@ static ssize_t rsim_cc_write(struct file *file, const char __user *ubuf,
 	u32 val, mask;
 	int err;
 
+	if (!rsim_set_begin(rsim, &err))
+		return err ? err : count;
 	err = kstrtou32_from_user(ubuf, count, 0, &val);
 	if (err)
 		return -EINVAL;
@@ -520,13 +625,96 @@ static ssize_t rsim_cc_write(struct file *file, const char __user *ubuf,
 	return count;
 }
 
+/*
+ * With cc_lockdown on, refuse what debugfs refuses under kernel lockdown
+ * (integrity mode, as Secure Boot sets it): opening a file whose mode
+ * allows more than reading, or opening any file for writing.  So mlx5's
+ * 0600 files cannot be opened at all and bnxt_re's 0400 ones can still be
+ * read.  The log line is the kernel's, once per refused open.
+ */
+static int rsim_cc_open(struct inode *inode, struct file *file)
+{
+	struct rsim_cnt_file *cf = inode->i_private;
+
+	if (READ_ONCE(cf->rsim->cc_lockdown) &&
+	    ((inode->i_mode & 07777 & ~0444) || (file->f_mode & FMODE_WRITE))) {
+		pr_notice("Lockdown: %s: debugfs access is restricted; see man kernel_lockdown.7\n",
+			  current->comm);
+		return -EPERM;
+	}
+	return simple_open(inode, file);
+}
+
 static const struct file_operations rsim_cc_fops = {
 	.owner = THIS_MODULE,
-	.open = simple_open,
+	.open = rsim_cc_open,
 	.read = rsim_cc_read,
 	.write = rsim_cc_write,
 	.llseek = default_llseek,
 };
+
+/*
+ * The top directory of the real driver for @t, referenced: the existing
+ * one, or else one created (and owned) by this module.  NULL if there is
+ * none and none can be created.
+ */
+static struct dentry *rsim_drv_dir_get(const struct rsim_dev *rsim,
+				       const struct rsim_cc_table *t)
+{
+	struct dentry *top;
+
+	top = debugfs_lookup(t->drv, NULL);
+	if (top) {
+		if (d_is_dir(top))
+			return top;
+		dput(top);
+		return NULL;
+	}
+	if (rsim_drv_dirs[rsim->pers])
+		return NULL;	/* ours, removed by someone else */
+	top = debugfs_create_dir(t->drv, NULL);
+	if (IS_ERR(top))
+		return NULL;
+	rsim_drv_dirs[rsim->pers] = top;
+	return dget(top);
+}
+
+/*
+ * <drv>/<bus-info>/<dir>, a symlink to this device's <dir>, where the
+ * user-space backends of the real driver look for it.
+ */
+static void rsim_cc_link(struct rsim_dev *rsim, const struct rsim_cc_table *t)
+{
+	struct dentry *top, *dir;
+	char target[64];
+
+	top = rsim_drv_dir_get(rsim, t);
+	if (!top) {
+		dev_warn(&rsim->dev, "no debugfs directory %s/, so no %s/%s/%s\n",
+			 t->drv, t->drv, dev_name(&rsim->dev), t->dir);
+		return;
+	}
+	dir = debugfs_create_dir(dev_name(&rsim->dev), top);
+	snprintf(target, sizeof(target), "../../%s/%u/%s", RSIM_DRV_NAME,
+		 rsim->id, t->dir);
+	debugfs_create_symlink(t->dir, dir, target);
+	dput(top);
+}
+
+static void rsim_cc_unlink(struct rsim_dev *rsim)
+{
+	const struct rsim_cc_table *t = &rsim_cc_tables[rsim->pers];
+	struct dentry *top;
+
+	if (!t->num)
+		return;
+	/* gone if the real driver removed its directory in between */
+	top = debugfs_lookup(t->drv, NULL);
+	if (!top)
+		return;
+	debugfs_lookup_and_remove(dev_name(&rsim->dev), top);
+	dput(top);
+}
 
 static void rsim_cc_init(struct rsim_dev *rsim)
 {
@@ -536,6 +724,8 @@ static void rsim_cc_init(struct rsim_dev *rsim)
 
 	if (!t->num)
 		return;
+	debugfs_create_bool("cc_lockdown", 0600, rsim->ddir,
+			    &rsim->cc_lockdown);
 	dir = debugfs_create_dir(t->dir, rsim->ddir);
 	for (i = 0; i < t->num; i++) {
 		rsim->cc[i] = t->params[i].def;
@@ -544,10 +734,12 @@ static void rsim_cc_init(struct rsim_dev *rsim)
 		debugfs_create_file(t->params[i].name, t->mode, dir,
 				    &rsim->cc_files[i], &rsim_cc_fops);
 	}
+	rsim_cc_link(rsim, t);
 }
 
 /* Per device ----------------------------------------------------------- */
 
+/* Called under the bus's device list lock, as is rsim_dev_debugfs_exit(). */
 int rsim_dev_debugfs_init(struct rsim_dev *rsim)
 {
 	struct dentry *cdir;
@@ -564,6 +756,12 @@ int rsim_dev_debugfs_init(struct rsim_dev *rsim)
 			    &rsim_personality_fops);
 	debugfs_create_file_unsafe("fail_next_set", 0600, rsim->ddir, rsim,
 				   &rsim_fail_fops);
+	debugfs_create_file_unsafe("set_count", 0400, rsim->ddir, rsim,
+				   &rsim_set_count_fops);
+	debugfs_create_file("fail_set", 0600, rsim->ddir, rsim,
+			    &rsim_fail_set_fops);
+	debugfs_create_file_unsafe("ignore_set", 0600, rsim->ddir, rsim,
+				   &rsim_ignore_fops);
 	debugfs_create_bool("pfc_link_flap", 0600, rsim->ddir,
 			    &rsim->pfc_link_flap);
 	debugfs_create_file_unsafe("link_flaps", 0400, rsim->ddir, rsim,
@@ -588,6 +786,7 @@ int rsim_dev_debugfs_init(struct rsim_dev *rsim)
 
 void rsim_dev_debugfs_exit(struct rsim_dev *rsim)
 {
+	rsim_cc_unlink(rsim);
 	debugfs_remove_recursive(rsim->ddir);
 	cancel_delayed_work_sync(&rsim->grow_work);
 }
@@ -598,7 +797,14 @@ int rsim_debugfs_init(void)
 	return PTR_ERR_OR_ZERO(rsim_ddir);
 }
 
+/* After the last device is gone. */
 void rsim_debugfs_exit(void)
 {
+	unsigned int i;
+
+	for (i = 0; i < RSIM_NUM_PERSONALITIES; i++) {
+		debugfs_remove(rsim_drv_dirs[i]);
+		rsim_drv_dirs[i] = NULL;
+	}
 	debugfs_remove_recursive(rsim_ddir);
 }

@@ -132,11 +132,10 @@ static int rsim_set_tunable(struct net_device *dev,
 	u16 tout = *(const u16 *)data;
 	int err;
 
+	if (!rsim_set_begin(rsim, &err))
+		return err;
 	if (tuna->id != ETHTOOL_PFC_PREVENTION_TOUT || !rsim->info->pfc_tunable)
 		return -EOPNOTSUPP;
-	err = rsim_fail_check(rsim);
-	if (err)
-		return err;
 	if (tout == PFC_STORM_PREVENTION_AUTO) {
 		tout = RSIM_PFC_TOUT_AUTO_MS;
 	} else if (tout != PFC_STORM_PREVENTION_DISABLE &&

@@ -105,11 +105,13 @@ const struct rsim_personality_info rsim_personalities[] = {
 		.num_hw = ARRAY_SIZE(rsim_mlx5_hw),
 		.pfc_tunable = true,
 		.pfc_link_flap = true,
+		.dcb_maxrate_buffer = true,
 	},
 	[RSIM_IRDMA] = {
 		.name = "irdma",
 		.hw = rsim_irdma_hw,
 		.num_hw = ARRAY_SIZE(rsim_irdma_hw),
+		.dcb_maxrate_buffer = true,
 	},
 	[RSIM_BNXT_RE] = {
 		.name = "bnxt_re",

@@ -11,6 +11,7 @@
 #ifndef _RSIM_H
 #define _RSIM_H
 
+#include <linux/atomic.h>
 #include <linux/device.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -75,6 +76,7 @@ struct rsim_personality_info {
 	unsigned int num_hw;
 	bool pfc_tunable;	/* ETHTOOL_PFC_PREVENTION_TOUT */
 	bool pfc_link_flap;	/* default of the pfc_link_flap knob */
+	bool dcb_maxrate_buffer; /* IEEE maxrate and DCB buffer ops */
 };
 
 /* A counter that grows at a constant rate until @end (0: until stopped). */
@@ -121,6 +123,13 @@ struct rsim_dev {
 
 	/* knobs */
 	atomic_t fail_next_set;		/* errno (positive) or 0 */
+	/* set operations that reached the device (rsim_set_begin()) */
+	atomic64_t set_count;
+	spinlock_t set_lock;		/* the fail_set and ignore_set knobs */
+	u32 fail_set_skip;
+	int fail_set_err;		/* errno (positive), 0: disarmed */
+	int ignore_set_skip;		/* -1: disarmed */
+	bool cc_lockdown;
 	bool pfc_link_flap;
 	atomic_t link_flaps;
 	struct delayed_work flap_work;
@@ -177,8 +186,9 @@ void rsim_link_flap(struct rsim_dev *rsim);
 
 /* dcb.c */
 extern const struct dcbnl_rtnl_ops rsim_dcbnl_ops;
+extern const struct dcbnl_rtnl_ops rsim_dcbnl_ops_basic;
 void rsim_dcb_init(struct rsim_dev *rsim);
-int rsim_fail_check(struct rsim_dev *rsim);
+bool rsim_set_begin(struct rsim_dev *rsim, int *err);
 
 /* ethtool.c */
 extern const struct ethtool_ops rsim_ethtool_ops;

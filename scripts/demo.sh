@@ -119,7 +119,7 @@ echo "7 mlx5" > /sys/bus/rocetune_sim/new_device || die "cannot create a simulat
 wait_for 10 test -e /sys/class/infiniband/rsim_ib7 || die "no rsim_ib7"
 ip link set rsim7 up
 dcb pfc set dev rsim7 prio-pfc 3:on || die "dcb pfc set failed"
-"$RT" config set dev rsim_ib7 interval 100 storm-ms 300 || die "config set failed"
+"$RT" config set dev rsim_ib7 interval-ms 100 storm-ms 300 || die "config set failed"
 dbg=/sys/kernel/debug/rocetune_sim/7
 echo 1200 > "$dbg/counters/tx_prio3_pause"
 ok "PFC enabled on priority 3 with dcb; interval 100 ms, storm after 300 ms of pause"

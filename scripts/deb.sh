@@ -20,8 +20,9 @@ rm -rf "$out"
 mkdir -p "$src"
 # The tree as it is (tracked and new files), without build products.
 (cd "$top" && git ls-files -z --cached --others --exclude-standard |
-	xargs -0 -I{} sh -c 'test -e "$1" && printf "%s\0" "$1"' _ {} |
-	cpio --null -pdm --quiet "$src")
+	while IFS= read -r -d '' f; do
+		[ ! -e "$f" ] || printf '%s\0' "$f"
+	done | cpio --null -pdm --quiet "$src")
 
 # A native package: VERSION is the version; the date is the last commit's.
 date=$(git -C "$top" log -1 --format=%aD 2> /dev/null || date -R)

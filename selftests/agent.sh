@@ -519,9 +519,20 @@ prom_up() {
 		[ "$(jq -r '.data.result[0].value[1]' <<< "$out")" = 1 ]
 }
 
+prom_info() {
+	curl -sf "http://127.0.0.1:$PROM_PORT/api/v1/query?query=rocetune_agent_profile_info%7Bnetdev%3D%22$1%22%7D"
+}
+
+prom_info_device_is() {
+	local out
+
+	out=$(prom_info "$1") &&
+		[ "$(jq -r '.data.result[0].metric.device' <<< "$out")" = "$2" ]
+}
+
 # A real Prometheus server scrapes the agent and answers a query.
 prometheus_scrapes() {
-	local pid info
+	local pid
 
 	RET=0
 	PROM_PORT=$((PORT + 1))
@@ -543,9 +554,8 @@ EOF
 	check_err $? "Prometheus did not scrape the agent: $(tail -3 "$WORK/prom/log")"
 	wait_for 30 prom_nics_is 2
 	check_err $? "query rocetune_agent_nics did not answer 2"
-	info=$(curl -sf "http://127.0.0.1:$PROM_PORT/api/v1/query?query=rocetune_agent_profile_info%7Bnetdev%3D%22$DEV%22%7D" |
-		jq -r '.data.result[0].metric.device')
-	expect "info series' device label through Prometheus" "$info" "rsim_ib$ID"
+	wait_for 30 prom_info_device_is "$DEV" "rsim_ib$ID"
+	check_err $? "info series' device label through Prometheus: $(prom_info "$DEV")"
 	kill "$pid"
 	wait "$pid" 2> /dev/null
 	log_test "Prometheus scrapes the agent and answers a query"

@@ -221,6 +221,23 @@ static int ag_restore_profile(const struct ag_nic *an, struct rt_profile *rp)
 	return 0;
 }
 
+/*
+ * @p with only the setting of its storm action (and [Match]): what a
+ * storm action and its restore write, so that the engine reads and reads
+ * back only that part of the NIC (not every vendor file): the latency of
+ * the action.  The other settings are the drift checks' business.
+ */
+static void ag_action_only(struct rt_profile *p)
+{
+	enum rt_pkey keep = p->wd_action == RT_WD_TIMEOUT ?
+			    RT_PK_PFC_STORM_TIMEOUT_MS : RT_PK_PFC;
+	unsigned int k;
+
+	for (k = RT_PK_MATCH_NUM; k < RT_PK_NUM; k++)
+		if (k != keep)
+			p->line[k] = 0;
+}
+
 /* Applying -------------------------------------------------------------- */
 
 static void ag_log_result(const struct ag_nic *an, const struct rt_profile *p,
@@ -607,6 +624,7 @@ static void ag_storm_act(struct ag *ag, struct ag_nic *an,
 	enum ag_act act = p->wd_action == RT_WD_TIMEOUT ? AG_ACT_TIMEOUT :
 			  p->wd_action == RT_WD_DISABLE_PFC ?
 			  AG_ACT_DISABLE_PFC : AG_ACT_ALERT;
+	struct rt_profile *ap;
 	uint64_t now;
 	double lat;
 	int ret = 0;
@@ -618,7 +636,15 @@ static void ag_storm_act(struct ag *ag, struct ag_nic *an,
 			ag_log(AG_ERR, "%s: out of memory", an->nic.id.netdev);
 			return;
 		}
-		ret = ag_apply(ag, an, an->eff, "storm action");
+		ap = malloc(sizeof(*ap));
+		if (!ap) {
+			ag_log(AG_ERR, "%s: out of memory", an->nic.id.netdev);
+			return;
+		}
+		*ap = *an->eff;
+		ag_action_only(ap);
+		ret = ag_apply(ag, an, ap, "storm action");
+		free(ap);
 		an->st.action_active = true;
 	}
 	now = ag_now_ns();
@@ -663,6 +689,7 @@ static void ag_storm_restore(struct ag *ag, struct ag_nic *an)
 	if (!rp)
 		return;
 	ag_restore_profile(an, rp);
+	ag_action_only(rp);
 	an->st.actions[AG_ACT_RESTORE]++;
 	ag_log(AG_NOTICE, "%s: pause storms over for %u ms (RestoreAfterMs=): restoring profile %s",
 	       an->nic.id.netdev, an->prof->wd_restore_after_ms,
@@ -1108,7 +1135,10 @@ static void ag_due(struct ag *ag)
 		if (ag_profile(an) && an->poll_due_ms <= now) {
 			an->poll_due_ms = now + (uint64_t)ag_poll_s(ag, an->prof) *
 					  1000;
-			ag_check(ag, an, "poll");
+			/* A notification still settling: it is why we look. */
+			ag_check(ag, an, an->dcb_due_ms ? "DCB notification" :
+				 "poll");
+			an->dcb_due_ms = 0;
 		}
 	}
 }

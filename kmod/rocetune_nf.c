@@ -2,11 +2,15 @@
 /*
  * rocetune: netfilter observer of software RoCE packets.
  *
- * Receive: NF_INET_PRE_ROUTING (IPv4 and IPv6), first priority, which runs
- * before the UDP tunnel socket of rxe consumes the packet.  Transmit:
+ * Receive: NF_INET_LOCAL_IN (IPv4 and IPv6), last priority: packets the
+ * host accepted for one of its own addresses, just before the UDP tunnel
+ * socket of rxe takes them; forwarded packets, packets for other hosts and
+ * packets the routing or a firewall refused are not counted.  Transmit:
  * NF_INET_LOCAL_OUT, last priority (rxe sends through ip_local_out() and
  * ip6_local_out()).  Only init_net: rxe works there only.  The hooks only
- * read: they always return NF_ACCEPT and never modify, delay or drop.
+ * read: they always return NF_ACCEPT and never modify, delay or drop.  A
+ * packet for a QP number without an entry never allocates memory here
+ * (see rt_qp_find()).
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -55,14 +59,14 @@ static void rt_nf_count(struct sk_buff *skb, const struct net_device *ndev,
 
 	if (!tx) {
 		/* The BTH destination QP is the receiving local QP. */
-		qp = rt_qp_get_or_create(qd->index, pkt.dqpn);
+		qp = rt_qp_find(qd, pkt.dqpn);
 		if (!qp) {
 			atomic64_inc(&qd->unattr_rx);
 			return;
 		}
 	} else if (pkt.has_deth) {
 		/* UD: the DETH names the sending QP. */
-		qp = rt_qp_get_or_create(qd->index, pkt.sqpn);
+		qp = rt_qp_find(qd, pkt.sqpn);
 		if (!qp) {
 			atomic64_inc(&qd->unattr_tx);
 			return;
@@ -88,7 +92,7 @@ static unsigned int rt_nf_ipv4(void *priv, struct sk_buff *skb,
 	if (!iph || iph->protocol != IPPROTO_UDP || iph->ihl < 5 ||
 	    rt_nf_not_roce(skb, iph->ihl * 4))
 		return NF_ACCEPT;
-	if (state->hook == NF_INET_PRE_ROUTING)
+	if (state->hook == NF_INET_LOCAL_IN)
 		rt_nf_count(skb, state->in, false);
 	else
 		rt_nf_count(skb, state->out, true);
@@ -105,7 +109,7 @@ static unsigned int rt_nf_ipv6(void *priv, struct sk_buff *skb,
 	if (!ip6h || ip6h->nexthdr != IPPROTO_UDP ||
 	    rt_nf_not_roce(skb, sizeof(*ip6h)))
 		return NF_ACCEPT;
-	if (state->hook == NF_INET_PRE_ROUTING)
+	if (state->hook == NF_INET_LOCAL_IN)
 		rt_nf_count(skb, state->in, false);
 	else
 		rt_nf_count(skb, state->out, true);
@@ -116,8 +120,8 @@ static const struct nf_hook_ops rt_nf_ops[] = {
 	{
 		.hook = rt_nf_ipv4,
 		.pf = NFPROTO_IPV4,
-		.hooknum = NF_INET_PRE_ROUTING,
-		.priority = NF_IP_PRI_FIRST,
+		.hooknum = NF_INET_LOCAL_IN,
+		.priority = NF_IP_PRI_LAST,
 	},
 	{
 		.hook = rt_nf_ipv4,
@@ -128,8 +132,8 @@ static const struct nf_hook_ops rt_nf_ops[] = {
 	{
 		.hook = rt_nf_ipv6,
 		.pf = NFPROTO_IPV6,
-		.hooknum = NF_INET_PRE_ROUTING,
-		.priority = NF_IP6_PRI_FIRST,
+		.hooknum = NF_INET_LOCAL_IN,
+		.priority = NF_IP6_PRI_LAST,
 	},
 	{
 		.hook = rt_nf_ipv6,

@@ -236,6 +236,10 @@ int rt_qp_dev_add(struct ib_device *ibdev)
 	qd->acct = qd->sw;
 	atomic64_set(&qd->unattr_rx, 0);
 	atomic64_set(&qd->unattr_tx, 0);
+	if (rt_qppend_init(qd)) {
+		kfree(qd);
+		return -ENOMEM;
+	}
 	rdma_for_each_port(ibdev, port) {
 		struct net_device *ndev;
 
@@ -305,6 +309,7 @@ void rt_qp_dev_remove(struct ib_device *ibdev)
 	/* No reader finds the device after this; then drop its QPs. */
 	synchronize_rcu();
 	rt_qp_flush(qd->index, false);
+	rt_qppend_fini(qd);
 	kfree(qd);
 }
 
@@ -346,71 +351,128 @@ struct rt_qp *rt_qp_lookup(u32 dev, u32 qpn)
 	return rhashtable_lookup(&rt_qp_ht, &key, rt_qp_params);
 }
 
-/* Insert a new entry; rt_qp_lock held.  Return: the entry or NULL. */
-static struct rt_qp *rt_qp_insert(u32 dev, u32 qpn)
+/**
+ * rt_qp_alloc - a new entry, not in the table yet
+ * @qd: the device
+ * @qpn: QP number
+ * @gfp: allocation flags
+ *
+ * Return: the entry, or NULL.
+ */
+struct rt_qp *rt_qp_alloc(struct rt_qpdev *qd, u32 qpn, gfp_t gfp)
 {
-	struct rt_qpdev *qd;
 	struct rt_qp *qp;
-	int i;
+
+	/* Zeroed: every counter, time and generation starts at 0. */
+	qp = kzalloc(sizeof(*qp), gfp);
+	if (!qp)
+		return NULL;
+	qp->key.dev = qd->index;
+	qp->key.qpn = qpn;
+	/* A QP of a single-port device (rxe) is on port 1. */
+	if (qd->nports == 1)
+		qp->port = 1;
+	return qp;
+}
+
+/* Put @qp into the table unless it is full; rt_qp_lock held. */
+static int rt_qp_link(struct rt_qp *qp)
+{
+	int err;
 
 	lockdep_assert_held(&rt_qp_lock);
 	if (atomic_read(&rt_qp_count) >= READ_ONCE(rt_qp_max)) {
 		atomic64_inc(&rt_qp_refused);
-		return NULL;
+		return -ENOSPC;
 	}
-	qp = kzalloc(sizeof(*qp), GFP_ATOMIC);
-	if (!qp) {
-		atomic64_inc(&rt_qp_refused);
-		return NULL;
-	}
-	qp->key.dev = dev;
-	qp->key.qpn = qpn;
-	/* A QP of a single-port device (rxe) is on port 1. */
-	qd = rt_qpdev_find(dev, NULL);
-	if (qd && qd->nports == 1)
-		qp->port = 1;
-	for (i = 0; i < RT_QPC_NUM; i++)
-		atomic64_set(&qp->cnt[i], 0);
-	atomic64_set(&qp->first_ns, 0);
-	atomic64_set(&qp->last_ns, 0);
-	atomic64_set(&qp->gen, 0);
-	if (rhashtable_insert_fast(&rt_qp_ht, &qp->node, rt_qp_params)) {
-		kfree(qp);
-		atomic64_inc(&rt_qp_refused);
-		return NULL;
+	err = rhashtable_lookup_insert_fast(&rt_qp_ht, &qp->node, rt_qp_params);
+	if (err) {
+		if (err != -EEXIST)
+			atomic64_inc(&rt_qp_refused);
+		return err;
 	}
 	list_add_tail_rcu(&qp->list, &rt_qp_list);
 	atomic_inc(&rt_qp_count);
 	rt_qp_touch(qp);
+	return 0;
+}
+
+/* Insert a new entry; rt_qp_lock held.  Return: the entry or NULL. */
+static struct rt_qp *rt_qp_insert(struct rt_qpdev *qd, u32 qpn)
+{
+	struct rt_qp *qp;
+
+	lockdep_assert_held(&rt_qp_lock);
+	qp = rt_qp_alloc(qd, qpn, GFP_ATOMIC);
+	if (!qp) {
+		atomic64_inc(&rt_qp_refused);
+		return NULL;
+	}
+	if (rt_qp_link(qp)) {
+		kfree(qp);
+		return NULL;
+	}
 	return qp;
 }
 
 /**
- * rt_qp_get_or_create - find the entry of a local QP, creating it
- * @dev: device index
- * @qpn: QP number
+ * rt_qp_adopt - put a pending entry into the table
+ * @qp: the entry, whose QP the RDMA core knows
  *
- * A new entry is not yet verified: the verification work checks it against
- * the RDMA core's resource tracking and drops it if the QP does not exist.
+ * Packets may count on @qp while it moves: it stays the same object.
  *
- * Context: rcu_read_lock() held, any context.
- * Return: the entry, or NULL when the table is full (counted as refused).
+ * Context: process context.
+ * Return: 0, -EEXIST when the QP has an entry already, -ENOSPC when the
+ * table is full (counted as refused).
  */
-struct rt_qp *rt_qp_get_or_create(u32 dev, u32 qpn)
+int rt_qp_adopt(struct rt_qp *qp)
 {
-	struct rt_qp *qp = rt_qp_lookup(dev, qpn);
+	int err;
+
+	spin_lock_bh(&rt_qp_lock);
+	err = rt_qp_link(qp);
+	spin_unlock_bh(&rt_qp_lock);
+	return err;
+}
+
+/*
+ * The entry of a local QP, creating it (rt_qp_lock must not be held).
+ * Only for QPs that the RDMA core says exist (a modify of the QP): a
+ * packet never creates an entry.  Context: rcu_read_lock() held.
+ */
+static struct rt_qp *rt_qp_get_or_create(struct rt_qpdev *qd, u32 qpn)
+{
+	struct rt_qp *qp = rt_qp_lookup(qd->index, qpn);
 
 	if (qp)
 		return qp;
 	spin_lock_bh(&rt_qp_lock);
-	qp = rt_qp_lookup(dev, qpn);
+	qp = rt_qp_lookup(qd->index, qpn);
 	if (!qp) {
-		qp = rt_qp_insert(dev, qpn);
+		qp = rt_qp_insert(qd, qpn);
+		/* Its owner is learned by the verification. */
 		if (qp)
 			rt_qptrack_kick();
 	}
 	spin_unlock_bh(&rt_qp_lock);
 	return qp;
+}
+
+/**
+ * rt_qp_find - the entry to count a packet of a local QP on
+ * @qd: the device
+ * @qpn: the local QP number the packet names
+ *
+ * The QP's entry, else a pending entry of @qd for @qpn (see struct
+ * rt_qppend); never allocates.
+ *
+ * Context: rcu_read_lock() held, any context.
+ * Return: the entry, or NULL when the QP number is unknown and every
+ * pending entry of @qd is in use.
+ */
+struct rt_qp *rt_qp_find(struct rt_qpdev *qd, u32 qpn)
+{
+	return rt_qp_lookup(qd->index, qpn) ?: rt_qppend_get(qd, qpn);
 }
 
 /**
@@ -499,8 +561,12 @@ void rt_qp_account(struct rt_qp *qp, const struct rt_pkt *pkt, bool tx)
 	rt_qp_touch(qp);
 }
 
-/* Owner of a QP from its restrack entry; the entry is referenced. */
-static void rt_qp_owner(struct rt_qp *qp, struct ib_qp *ibqp)
+/**
+ * rt_qp_owner - record the owner of a QP from its restrack entry
+ * @qp: the entry, not yet in the table or under rt_qp_lock
+ * @ibqp: the QP, referenced
+ */
+void rt_qp_owner(struct rt_qp *qp, struct ib_qp *ibqp)
 {
 	struct task_struct *task = ibqp->res.task;
 
@@ -532,11 +598,13 @@ void rt_qp_created(struct ib_qp *ibqp)
 	qd = rt_qpdev_by_ibdev(ibqp->device);
 	if (!qd)
 		goto out;
+	/* Packets for the number before the QP existed were not its own. */
+	rt_qppend_discard(qd, ibqp->qp_num);
 	spin_lock_bh(&rt_qp_lock);
 	qp = rt_qp_lookup(qd->index, ibqp->qp_num);
 	if (qp)
 		rt_qp_unlink(qp);
-	qp = rt_qp_insert(qd->index, ibqp->qp_num);
+	qp = rt_qp_insert(qd, ibqp->qp_num);
 	if (qp) {
 		qp->type = ibqp->qp_type;
 		qp->type_known = true;
@@ -632,7 +700,7 @@ void rt_qp_connected(struct ib_qp *ibqp, u32 rqpn, const u8 *daddr)
 	qd = rt_qpdev_by_ibdev(ibqp->device);
 	if (!qd)
 		goto out;
-	qp = rt_qp_get_or_create(qd->index, ibqp->qp_num);
+	qp = rt_qp_get_or_create(qd, ibqp->qp_num);
 	if (!qp)
 		goto out;
 	spin_lock_bh(&rt_qp_lock);
@@ -1518,6 +1586,7 @@ static int rt_qp_stats_fill(struct sk_buff *skb, struct rt_qpdev *qd,
 			      atomic64_read(&qd->unattr_rx), ROCETUNE_A_PAD) ||
 	    nla_put_u64_64bit(skb, ROCETUNE_A_QP_UNATTR_TX,
 			      atomic64_read(&qd->unattr_tx), ROCETUNE_A_PAD) ||
+	    nla_put_u32(skb, ROCETUNE_A_QP_PENDING, rt_qppend_count(qd)) ||
 	    nla_put_u32(skb, ROCETUNE_A_QP_TABLE_MAX, READ_ONCE(rt_qp_max)) ||
 	    nla_put_u32(skb, ROCETUNE_A_QP_LINGER_MS,
 			READ_ONCE(rt_qp_linger_ms)) ||

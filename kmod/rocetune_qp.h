@@ -12,7 +12,9 @@
  *  - rt_qpdev_mutex serializes adding and removing accounting devices and
  *    the verification work's use of their ib_device; readers of the
  *    device list use RCU.
- *  - Order: rt_qpdev_mutex, then rt_qp_lock.
+ *  - rt_qpdev.pend.lock (spinlock, BH-safe) serializes claiming and
+ *    retiring the pending entries of a device (rocetune_qppend.c).
+ *  - Order: rt_qpdev_mutex, then rt_qpdev.pend.lock, then rt_qp_lock.
  */
 #ifndef _ROCETUNE_QP_H
 #define _ROCETUNE_QP_H
@@ -125,6 +127,33 @@ struct rt_qp {
 
 #define RT_QPDEV_MAX_PORTS	4
 
+/* QP number of a free pending entry, and of one whose QP was created since. */
+#define RT_QPN_NONE		U32_MAX
+#define RT_QPN_STALE		(U32_MAX - 1)
+/* Pending entries per device: QP numbers seen in packets, not yet known. */
+#define RT_QP_PEND_MAX		32
+
+/**
+ * struct rt_qppend - QP numbers seen in packets but not known to the table
+ * @lock: serializes claiming a slot (packet path) and emptying one
+ * @nfree: slots holding an unclaimed entry, read without @lock to refuse
+ *	at once when every slot is in use
+ * @slot: preallocated entries; a free one has key.qpn RT_QPN_NONE, a
+ *	claimed one the QP number it counts for
+ *
+ * A packet for a QP number that has no entry is counted on a pending
+ * entry: nothing is allocated in the packet path, and at most
+ * RT_QP_PEND_MAX numbers per device wait for the verification work, which
+ * looks each up in the RDMA core's resource tracking and either moves the
+ * entry into the table (a real QP: its counts stay exact) or drops it and
+ * adds its packets to the device's unattributed counts.
+ */
+struct rt_qppend {
+	spinlock_t lock;	/* see above */
+	unsigned int nfree;
+	struct rt_qp __rcu *slot[RT_QP_PEND_MAX];
+};
+
 /* Upper bound of LINGER_MS and VERIFY_MS: one day. */
 #define RT_QP_KNOB_MAX_MS	(24 * 3600 * 1000)
 
@@ -138,8 +167,10 @@ struct rt_qp {
  * @nports: number of ports (numbered from 1)
  * @sw: software RoCE (rxe): its packets cross the IP stack
  * @acct: accounting is enabled
- * @unattr_rx: received packets without a QP entry (table full)
+ * @unattr_rx: received packets without a QP entry (unknown QP number,
+ *	table full)
  * @unattr_tx: sent packets whose local QP is not known
+ * @pend: QP numbers seen in packets, awaiting verification
  * @rcu: deferred free
  */
 struct rt_qpdev {
@@ -153,6 +184,7 @@ struct rt_qpdev {
 	bool acct;
 	atomic64_t unattr_rx;
 	atomic64_t unattr_tx;
+	struct rt_qppend pend;
 	struct rcu_head rcu;
 };
 
@@ -177,7 +209,9 @@ void rt_qp_dev_rename(struct ib_device *ibdev);
 struct rt_qpdev *rt_qpdev_by_ifindex(int ifindex);
 struct rt_qpdev *rt_qpdev_by_ibdev(const struct ib_device *ibdev);
 struct rt_qp *rt_qp_lookup(u32 dev, u32 qpn);
-struct rt_qp *rt_qp_get_or_create(u32 dev, u32 qpn);
+struct rt_qp *rt_qp_find(struct rt_qpdev *qd, u32 qpn);
+struct rt_qp *rt_qp_alloc(struct rt_qpdev *qd, u32 qpn, gfp_t gfp);
+int rt_qp_adopt(struct rt_qp *qp);
 struct rt_qp *rt_qp_lookup_tx(struct rt_qpdev *qd, u32 rqpn,
 			      const u8 *daddr);
 void rt_qp_account(struct rt_qp *qp, const struct rt_pkt *pkt, bool tx);
@@ -185,6 +219,7 @@ void rt_qp_created(struct ib_qp *ibqp);
 void rt_qp_destroyed(struct ib_device *ibdev, u32 qpn);
 void rt_qp_connected(struct ib_qp *ibqp, u32 rqpn, const u8 *daddr);
 void rt_qp_set_meta(u32 dev, u32 qpn, int type, const char *comm, pid_t pid);
+void rt_qp_owner(struct rt_qp *qp, struct ib_qp *ibqp);
 void rt_qp_forget(u32 dev, u32 qpn);
 int rt_qp_keys(u32 dev, struct rt_qp_key **keys, bool unverified_only);
 u64 rt_qp_linger_ns(void);
@@ -200,6 +235,14 @@ int rt_qp_stats_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
 int __init rt_nf_init(void);
 void rt_nf_fini(void);
 
+/* rocetune_qppend.c */
+int rt_qppend_init(struct rt_qpdev *qd);
+void rt_qppend_fini(struct rt_qpdev *qd);
+struct rt_qp *rt_qppend_get(struct rt_qpdev *qd, u32 qpn);
+void rt_qppend_discard(struct rt_qpdev *qd, u32 qpn);
+unsigned int rt_qppend_count(struct rt_qpdev *qd);
+bool rt_qppend_verify(struct rt_qpdev *qd);
+
 /* rocetune_qptrack.c */
 int __init rt_qptrack_init(void);
 void rt_qptrack_fini(void);
@@ -207,5 +250,6 @@ void rt_qptrack_kick(void);
 u32 rt_qptrack_period(void);
 void rt_qptrack_set_period(u32 ms);
 bool rt_qptrack_probes_ok(void);
+struct rdma_restrack_entry *rt_qptrack_res(struct ib_device *ibdev, u32 qpn);
 
 #endif /* _ROCETUNE_QP_H */

@@ -15,7 +15,9 @@
  *  - a work verifies every entry against the RDMA core's resource tracking
  *    every VERIFY_MS (rdma_restrack_get_byid()), drops entries of QPs that
  *    do not exist, and learns type, owner and destination of QPs created
- *    before the module was loaded (ib_query_qp()).
+ *    before the module was loaded (ib_query_qp()); QP numbers seen in
+ *    packets wait in a device's pending entries (rocetune_qppend.c) until
+ *    it runs, a tenth of VERIFY_MS after the first.
  *
  * The probe handlers take rt_qp_lock, which is only safe in the context of
  * the probed function: probes are used only when they run through ftrace
@@ -211,7 +213,15 @@ static bool rt_krp_register(struct kretprobe *krp)
 
 /* Verification ------------------------------------------------------------- */
 
-static struct rdma_restrack_entry *rt_qp_res(struct ib_device *ibdev, u32 qpn)
+/**
+ * rt_qptrack_res - the RDMA core's resource tracking entry of a QP
+ * @ibdev: the device
+ * @qpn: the QP number
+ *
+ * Context: any context (only spinlocks are taken).
+ * Return: the entry, referenced (rdma_restrack_put() it), or an ERR_PTR.
+ */
+struct rdma_restrack_entry *rt_qptrack_res(struct ib_device *ibdev, u32 qpn)
 {
 	struct rdma_restrack_entry *res;
 
@@ -280,7 +290,7 @@ static void rt_qptrack_verify(struct rt_qpdev *qd, u32 qpn)
 		return;
 	}
 
-	res = rt_qp_res(qd->ibdev, qpn);
+	res = rt_qptrack_res(qd->ibdev, qpn);
 	if (IS_ERR(res)) {
 		rt_qp_forget(qd->index, qpn);
 		return;
@@ -302,6 +312,8 @@ static void rt_qptrack_work_fn(struct work_struct *work)
 	list_for_each_entry(qd, &rt_qpdevs, node) {
 		if (!READ_ONCE(qd->acct))
 			continue;
+		/* First the numbers seen in packets, then every entry. */
+		any |= rt_qppend_verify(qd);
 		n = rt_qp_keys(qd->index, &keys, false);
 		for (i = 0; i < n; i++) {
 			rt_qptrack_verify(qd, keys[i].qpn);

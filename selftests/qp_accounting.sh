@@ -6,7 +6,7 @@
 # tcpdump; every counter of every QP must equal what the capture counts for
 # that QP.  See qp_lib.sh for the captures.
 
-ALL_TESTS="rc_pingpong send_bw_4qp_ce write_bw_loss ud_pingpong qps_kept_apart qp_prometheus qp_port_filter top_k_and_delta qpn_fresh top_k_since_sample"
+ALL_TESTS="rc_pingpong send_bw_4qp_ce write_bw_loss ud_pingpong qps_kept_apart qp_prometheus qp_port_filter qpn_fresh"
 
 source "$(dirname "$0")/qp_lib.sh"
 
@@ -145,96 +145,38 @@ qp_port_filter() {
 	log_test "qp show dev DEV/PORT: the port's QPs; a missing port is named"
 }
 
-top_k_and_delta() {
-	local gen all top n
-
-	RET=0
-	all=$(rt_qp dump | jq length)
-	top=$(rt_qp dump --top-k 2 --top-by tx_pkts)
-	n=$(jq length <<< "$top")
-	[ "$n" -eq 2 ] || [ "$all" -lt 2 ]
-	check_err $? "top-2 returned $n QPs"
-	[ "$(jq '.[0].tx_pkts' <<< "$top")" = \
-	  "$(rt_qp dump | jq '[.[].tx_pkts] | max')" ]
-	check_err $? "top-1 is not the QP with most packets sent"
-	gen=$(jq '.[0].gen' <<< "$top")
-	n=$(rt_qp dump --since "$gen" | jq length)
-	[ "$n" -eq 0 ]
-	check_err $? "$n QPs changed since generation $gen without traffic"
-	log_test "top-K and delta dumps ($all QPs, nothing changed since gen $gen)"
-}
-
-# top_qpns JSON: "QPN:DELTA ..." of a top-K dump, in rank order.
-top_qpns() {
-	jq -r '[.[] | "\(.qpn):\(.top_delta // "-")"] | join(" ")' <<< "$1"
-}
-
-top_k_since_sample() {
-	local x=28673 y=28674 s s2 top out rc dir
-
-	RET=0
-	# Packets for two QP numbers that do not exist (the verification is
-	# slowed down so that their entries stay): X gets 10, then a top-K
-	# dump takes sample S; then X gets 3 more and Y 5.  By totals X (13)
-	# leads; since S, Y (5) leads X (3).
-	rt_qp set --verify-ms 600000
-	rt_qp inject --src "$RT_IP0" --dst "$RT_IP1" --qpn "$x" --count 10
-	s=$(rt_qp dump --top-k 2 --top-by rx_pkts | jq '.[0].gen')
-	rt_qp inject --src "$RT_IP0" --dst "$RT_IP1" --qpn "$x" --count 3
-	rt_qp inject --src "$RT_IP0" --dst "$RT_IP1" --qpn "$y" --count 5
-	top=$(rt_qp dump --dev "$RT_RXE1" --qpn-from "$x" --top-k 2 \
-		--top-by rx_pkts)
-	echo "# totals: $(top_qpns "$top")"
-	[ "$(top_qpns "$top")" = "$x:- $y:-" ]
-	check_err $? "by totals, expected $x then $y"
-	# That dump took a new sample: S is no longer held.
-	out=$("$RT_CLI" qp show top 2 by rx_pkts since "$s" 2>&1)
-	rc=$?
-	[ "$rc" = 1 ] && grep -q "sample not held" <<< "$out"
-	check_err $? "a replaced sample: exit $rc, \"$out\""
-	# Sample again; the change since it, through the CLI's "changed".
-	dir=$(mktemp -d)
-	XDG_RUNTIME_DIR=$dir "$RT_CLI" -j qp show dev "$RT_RXE1" top 2 \
-		by rx_pkts changed > /dev/null
-	s2=$(cat "$dir/rocetune-qp-top-gen")
-	rt_qp inject --src "$RT_IP0" --dst "$RT_IP1" --qpn "$x" --count 3
-	rt_qp inject --src "$RT_IP0" --dst "$RT_IP1" --qpn "$y" --count 5
-	top=$(XDG_RUNTIME_DIR=$dir "$RT_CLI" -j qp show dev "$RT_RXE1" top 2 \
-		by rx_pkts changed)
-	echo "# since sample $s2: $(top_qpns "$top")"
-	[ "$(top_qpns "$top")" = "$y:5 $x:3" ]
-	check_err $? "since the sample, expected $y:5 then $x:3"
-	[ "$(cat "$dir/rocetune-qp-top-gen")" -gt "$s2" ]
-	check_err $? "\"changed\" did not keep the new sample's generation"
-	rm -rf "$dir"
-	rt_qp set --verify-ms 1000
-	log_test "top-K since a sample: ranked by the change (Y 5 over X 3), not the totals"
-}
-
 qpn_fresh() {
-	local q1 n stale
+	local q1 n u0 pend nent
 
 	RET=0
 	# A second run on the same device: the new QP starts from zero, even
 	# while the old one lingers, and even if packets for its number came
 	# before it existed (rxe numbers QPs in sequence: predict the next).
-	# Verification is slowed down so that only QP creation can reset.
-	q1=$(jq -r '[.[] | select(.dev == "rxe1" and .rx_pkts > 0)][0].qpn' \
+	# Such packets never make a table entry: they wait in one of the
+	# device's pending entries (verification is slowed down so that they
+	# stay there), the QP's creation declares them not its own, and the
+	# verification counts them as unattributed.
+	q1=$(jq -e -r '[.[] | select(.dev == "rxe1" and .rx_pkts > 0)][0].qpn' \
 		"$OUT/ud-dump.json")
+	check_err $? "no rxe1 QP with packets in the first ibv_ud_pingpong run"
 	n=$((q1 + 1))
+	u0=$(qp_stat "$RT_RXE1" qp_unattr_rx)
+	check_err $? "no QP stats of $RT_RXE1"
 	# Setting the period reschedules a verification already queued.
-	rt_qp set --verify-ms 600000
-	rt_qp inject --src "$RT_IP0" --dst "$RT_IP1" --qpn "$n" --count 7
-	stale=$(rt_qp dump --dev "$RT_RXE1" |
-		jq "[.[] | select(.qpn == $n)][0].rx_pkts // 0")
-	echo "# $stale packets counted for qpn $n before it exists"
-	[ "$stale" -eq 7 ]
-	check_err $? "the 7 injected packets were not counted ($stale)"
+	rt_qp set --verify-ms 600000 &&
+		rt_qp inject --src "$RT_IP0" --dst "$RT_IP1" --qpn "$n" --count 7
+	check_err $? "QP_SET or the injection failed"
+	pend=$(qp_stat "$RT_RXE1" qp_pending)
+	nent=$(rt_qp dump --dev "$RT_RXE1" | jq "[.[] | select(.qpn == $n)] | length")
+	echo "# qpn $n before it exists: $pend pending number(s), $nent table entries"
+	[ "$pend" = 1 ] && [ "$nent" = 0 ]
+	check_err $? "packets for a QP number that does not exist: $pend pending, $nent entries"
 	run_pair ud2 \
 		"ibv_ud_pingpong -d $RT_RXE1 -g $G1 -p $PORT -n 10 -s 64" \
 		"ibv_ud_pingpong -d $RT_RXE0 -g $G0 -p $PORT -n 10 -s 64 $RT_IP1"
 	check_err $? "second ibv_ud_pingpong failed"
 	rt_qp set --verify-ms 1000
+	check_err $? "cannot set verify-ms back to 1000"
 	compare ud2 "$n"
 	check_err $? "the new QPs' counters differ from the capture"
 	jq -e "[.[] | select(.dev == \"rxe1\" and .qpn == $n and .comm == \"ibv_ud_pingpong\")] | length == 1" \
@@ -243,7 +185,9 @@ qpn_fresh() {
 	jq -e "[.[] | select(.qpn == $q1 and .dev == \"rxe1\")][0].destroyed_ns > 0" \
 		"$OUT/ud2-dump.json" > /dev/null
 	check_err $? "the first QP is not marked destroyed"
-	log_test "a new QP (qpn $n) starts at zero, not at the $stale stale packets; qpn $q1 lingers destroyed"
+	wait_for 10 qp_stat_is "$RT_RXE1" qp_unattr_rx $((u0 + 7))
+	check_err $? "unattributed packets of $RT_RXE1: $(qp_stat "$RT_RXE1" qp_unattr_rx), expected $u0 + 7"
+	log_test "a new QP (qpn $n) starts at zero; the 7 packets before it existed are unattributed; qpn $q1 lingers destroyed"
 }
 
 qp_main

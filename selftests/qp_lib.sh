@@ -32,7 +32,9 @@ qp_reload() {
 
 # Captures go to the guest's tmpfs (the 9p share is too slow to keep up)
 # with a large buffer; a capture that dropped packets fails the test.
+# CAP_FILTER selects what they keep (a test may leave out its own noise).
 CAP=/tmp/rt-qp-cap
+CAP_FILTER="udp port 4791"
 
 cap_start() {
 	local name=$1
@@ -40,13 +42,14 @@ cap_start() {
 	mkdir -p "$CAP"
 	cap_name=$name
 	tcpdump -i "$RT_NETDEV1" -s 96 -B 65536 -w "$CAP/$name-vb.pcap" \
-		udp port 4791 > "$OUT/$name-vb.log" 2>&1 &
+		"$CAP_FILTER" > "$OUT/$name-vb.log" 2>&1 &
 	cap_vb=$!
 	tcpdump -i rtmir0 -s 96 -B 65536 -w "$CAP/$name-tx0.pcap" \
-		udp port 4791 > "$OUT/$name-tx0.log" 2>&1 &
+		"$CAP_FILTER" > "$OUT/$name-tx0.log" 2>&1 &
 	cap_tx0=$!
-	wait_for 20 grep -q "listening on" "$OUT/$name-vb.log" &&
-		wait_for 20 grep -q "listening on" "$OUT/$name-tx0.log"
+	# tcpdump takes long to start on a loaded host under emulation.
+	wait_for 60 grep -q "listening on" "$OUT/$name-vb.log" &&
+		wait_for 60 grep -q "listening on" "$OUT/$name-tx0.log"
 }
 
 cap_stop() {
@@ -79,11 +82,27 @@ unattributed() {
 	jq '[.[] | .qp_unattr_rx + .qp_unattr_tx] | add' "$OUT/$1-stats.json"
 }
 
+# qp_stat DEV FIELD: a field of DEV's QP_STATS_GET reply (rt_qp.py stats).
+qp_stat() {
+	rt_qp stats | jq -e -r ".[] | select(.dev_name == \"$1\") | .$2"
+}
+
+# qp_stat_is DEV FIELD VALUE: the field has that value now.
+qp_stat_is() {
+	[ "$(qp_stat "$1" "$2")" = "$3" ]
+}
+
 # run_pair NAME SERVER_CMD CLIENT_CMD: a server on rxe1, a client on rxe0.
+# PAIR_START, when set, is a command run once the captures are running.
+PAIR_START=
 run_pair() {
 	local name=$1 server=$2 client=$3 spid cpid rc src
 
 	cap_start "$name" || return 1
+	if [ -n "$PAIR_START" ] && ! $PAIR_START; then
+		cap_stop
+		return 1
+	fi
 	# shellcheck disable=SC2086 # the commands are split into words
 	$server > "$OUT/$name-server.log" 2>&1 &
 	spid=$!
@@ -116,7 +135,9 @@ setup() {
 		G1=$(rt_gid_index "$RT_RXE1" "$RT_IP1")
 }
 
+# A test script may define qp_test_cleanup, run first at exit.
 cleanup() {
+	[ "$(type -t qp_test_cleanup)" = function ] && qp_test_cleanup
 	rt_kmod_unload 2> /dev/null
 	ip link del rtmir0 2> /dev/null
 	rt_wire_down

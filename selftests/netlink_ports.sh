@@ -38,9 +38,15 @@ pingpong() {
 	ibv_rc_pingpong -d "$RT_RXE1" -g "$g1" -p "$PORT" -n "$1" -s 64 \
 		> /tmp/rt_srv.log 2>&1 &
 	spid=$!
-	wait_for 10 rt_port_listening "$PORT" || return 1
-	timeout 60 ibv_rc_pingpong -d "$RT_RXE0" -g "$g0" -p "$PORT" -n "$1" \
-		-s 64 "$RT_IP1" > /tmp/rt_cli.log 2>&1 || return 1
+	# A server left behind holds rxe1: "rdma link del" in the cleanup
+	# would then block, and the next test find the wire still there.
+	if ! wait_for 10 rt_port_listening "$PORT" ||
+	   ! timeout 120 ibv_rc_pingpong -d "$RT_RXE0" -g "$g0" -p "$PORT" \
+		-n "$1" -s 64 "$RT_IP1" > /tmp/rt_cli.log 2>&1; then
+		kill "$spid" 2> /dev/null
+		wait "$spid"
+		return 1
+	fi
 	timeout 10 tail --pid="$spid" -f /dev/null
 	wait "$spid"
 }

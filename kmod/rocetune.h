@@ -129,8 +129,11 @@ struct rt_thresh_state {
  * @state: port state at the last sample
  * @ifindex: ifindex of the port's netdev, 0 when there is none
  * @ifname: name of the port's netdev
+ * @net_cookie: net_cookie of the netdev's network namespace: only callers
+ *	and listeners in that namespace are told @ifindex and @ifname
  * @lower_ifindex: ifindex of the real device under a VLAN, else 0
  * @lower_name: its name
+ * @lower_net_cookie: likewise for the real device
  * @pfc: per-priority PFC state
  * @cnp: state of the CNP rate threshold
  * @ecn: state of the ECN-CE rate threshold
@@ -151,8 +154,10 @@ struct rt_port {
 	enum ib_port_state state;
 	int ifindex;
 	char ifname[IFNAMSIZ];
+	u64 net_cookie;
 	int lower_ifindex;
 	char lower_name[IFNAMSIZ];
+	u64 lower_net_cookie;
 	struct rt_pfc pfc;
 	struct rt_thresh_state cnp;
 	struct rt_thresh_state ecn;

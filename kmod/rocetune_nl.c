@@ -291,28 +291,36 @@ err_cancel:
 	return -EMSGSIZE;
 }
 
-/* Port identity and netdev, shared by PORT_GET and port events. */
+/*
+ * Port identity and netdev, shared by PORT_GET and port events.  A netdev
+ * is named (ifindex and name) only to a reader in its own network
+ * namespace, whose net_cookie is @cookie (0: no reader is), as the RDMA
+ * core's netlink does.
+ */
 static int rt_put_port_id(struct sk_buff *skb, struct rt_dev *rdev,
-			  const struct rt_port *p)
+			  const struct rt_port *p, u64 cookie)
 {
 	if (rt_put_dev_id(skb, rdev) ||
 	    nla_put_u32(skb, ROCETUNE_A_PORT_INDEX, p->port) ||
 	    nla_put_u8(skb, ROCETUNE_A_PORT_STATE, p->state))
 		return -EMSGSIZE;
-	if (p->ifindex &&
+	if (!cookie)
+		return 0;
+	if (p->ifindex && p->net_cookie == cookie &&
 	    (nla_put_u32(skb, ROCETUNE_A_PORT_NETDEV_IFINDEX, p->ifindex) ||
 	     nla_put_string(skb, ROCETUNE_A_PORT_NETDEV_NAME, p->ifname)))
 		return -EMSGSIZE;
-	if (p->lower_ifindex &&
+	if (p->lower_ifindex && p->lower_net_cookie == cookie &&
 	    (nla_put_u32(skb, ROCETUNE_A_PORT_LOWER_IFINDEX, p->lower_ifindex) ||
 	     nla_put_string(skb, ROCETUNE_A_PORT_LOWER_NAME, p->lower_name)))
 		return -EMSGSIZE;
 	return 0;
 }
 
-/* Context: rdev->lock held. */
+/* A PORT_GET reply to a reader in @net.  Context: rdev->lock held. */
 static int rt_fill_port(struct sk_buff *skb, struct rt_dev *rdev,
-			const struct rt_port *p, u32 portid, u32 seq, int flags)
+			const struct rt_port *p, const struct net *net,
+			u32 portid, u32 seq, int flags)
 {
 	void *hdr;
 
@@ -320,7 +328,7 @@ static int rt_fill_port(struct sk_buff *skb, struct rt_dev *rdev,
 			  ROCETUNE_CMD_PORT_GET);
 	if (!hdr)
 		return -EMSGSIZE;
-	if (rt_put_port_id(skb, rdev, p))
+	if (rt_put_port_id(skb, rdev, p, net->net_cookie))
 		goto err_cancel;
 	if (p->sampled &&
 	    nla_put_u64_64bit(skb, ROCETUNE_A_SAMPLE_TIME_NS, p->sample_ns,
@@ -469,7 +477,8 @@ static int rt_nl_port_get_doit(struct sk_buff *skb, struct genl_info *info)
 	rt_sample_fresh(rdev);
 	mutex_lock(&rdev->lock);
 	msg = genlmsg_new(rt_port_msg_size(p), GFP_KERNEL);
-	err = msg ? rt_fill_port(msg, rdev, p, info->snd_portid,
+	err = msg ? rt_fill_port(msg, rdev, p, genl_info_net(info),
+				 info->snd_portid,
 				 info->snd_seq, 0) : -ENOMEM;
 	mutex_unlock(&rdev->lock);
 	if (err)
@@ -506,7 +515,7 @@ static int rt_nl_port_get_dumpit(struct sk_buff *skb,
 			if (rdev->index == ctx->next_dev &&
 			    p->port < ctx->next_port)
 				continue;
-			err = rt_fill_port(skb, rdev, p,
+			err = rt_fill_port(skb, rdev, p, net,
 					   NETLINK_CB(cb->skb).portid,
 					   cb->nlh->nlmsg_seq, NLM_F_MULTI);
 			if (err)
@@ -634,10 +643,15 @@ static int rt_nl_config_set_doit(struct sk_buff *skb, struct genl_info *info)
 
 /* Events ------------------------------------------------------------------ */
 
-/* Send to every namespace that may see @ibdev; consumes @skb. */
-static void rt_nl_send_event(struct ib_device *ibdev, struct sk_buff *skb)
+/*
+ * Send to every namespace that may see @ibdev: @own to the one whose
+ * net_cookie is @cookie, @other (when not NULL) to the others; consumes
+ * both.
+ */
+static void rt_nl_send_event(struct ib_device *ibdev, struct sk_buff *own,
+			     struct sk_buff *other, u64 cookie)
 {
-	struct sk_buff *clone;
+	struct sk_buff *clone, *skb;
 	struct net *net;
 
 	rcu_read_lock();
@@ -647,6 +661,7 @@ static void rt_nl_send_event(struct ib_device *ibdev, struct sk_buff *skb)
 		if (!rdma_dev_access_netns(ibdev, net) ||
 		    !genl_has_listeners(&rt_genl_family, net, 0))
 			continue;
+		skb = other && net->net_cookie != cookie ? other : own;
 		clone = skb_clone(skb, GFP_ATOMIC);
 		if (!clone)
 			break;
@@ -655,7 +670,8 @@ static void rt_nl_send_event(struct ib_device *ibdev, struct sk_buff *skb)
 	}
 out:
 	rcu_read_unlock();
-	nlmsg_free(skb);
+	nlmsg_free(own);
+	nlmsg_free(other);
 }
 
 static struct sk_buff *rt_event_new(u32 type, void **hdr)
@@ -703,7 +719,42 @@ void rt_nl_dev_event(struct rt_dev *rdev, u32 type, const char *old_name)
 		return;
 	}
 	genlmsg_end(skb, hdr);
-	rt_nl_send_event(rdev->ibdev, skb);
+	rt_nl_send_event(rdev->ibdev, skb, NULL, 0);
+}
+
+/*
+ * One port event, to readers in the network namespace whose net_cookie is
+ * @cookie (0: all others; see rt_put_port_id()).
+ */
+static struct sk_buff *rt_port_event_new(struct rt_dev *rdev,
+					 struct rt_port *p, u32 type, int prio,
+					 u64 value, u64 thresh,
+					 u64 duration_ms, u64 cookie)
+{
+	bool storm = type == ROCETUNE_EVENT_STORM_START ||
+		     type == ROCETUNE_EVENT_STORM_END;
+	bool crossing = type >= ROCETUNE_EVENT_STORM_START;
+	struct sk_buff *skb;
+	void *hdr;
+
+	skb = rt_event_new(type, &hdr);
+	if (!skb)
+		return NULL;
+	if (rt_put_port_id(skb, rdev, p, cookie) ||
+	    (prio >= 0 && nla_put_u8(skb, ROCETUNE_A_EVENT_PRIO, prio)) ||
+	    (crossing &&
+	     (nla_put_u64_64bit(skb, ROCETUNE_A_EVENT_VALUE, value,
+				ROCETUNE_A_PAD) ||
+	      nla_put_u64_64bit(skb, ROCETUNE_A_EVENT_THRESH, thresh,
+				ROCETUNE_A_PAD))) ||
+	    (storm &&
+	     nla_put_u64_64bit(skb, ROCETUNE_A_EVENT_DURATION_MS, duration_ms,
+			       ROCETUNE_A_PAD))) {
+		nlmsg_free(skb);
+		return NULL;
+	}
+	genlmsg_end(skb, hdr);
+	return skb;
 }
 
 /**
@@ -721,30 +772,22 @@ void rt_nl_dev_event(struct rt_dev *rdev, u32 type, const char *old_name)
 void rt_nl_port_event(struct rt_dev *rdev, struct rt_port *p, u32 type,
 		      int prio, u64 value, u64 thresh, u64 duration_ms)
 {
-	bool storm = type == ROCETUNE_EVENT_STORM_START ||
-		     type == ROCETUNE_EVENT_STORM_END;
-	bool crossing = type >= ROCETUNE_EVENT_STORM_START;
-	struct sk_buff *skb;
-	void *hdr;
+	struct sk_buff *own, *other = NULL;
 
-	skb = rt_event_new(type, &hdr);
-	if (!skb)
+	/* The netdev's namespace is told its name, the others are not. */
+	own = rt_port_event_new(rdev, p, type, prio, value, thresh,
+				duration_ms, p->net_cookie);
+	if (!own)
 		return;
-	if (rt_put_port_id(skb, rdev, p) ||
-	    (prio >= 0 && nla_put_u8(skb, ROCETUNE_A_EVENT_PRIO, prio)) ||
-	    (crossing &&
-	     (nla_put_u64_64bit(skb, ROCETUNE_A_EVENT_VALUE, value,
-				ROCETUNE_A_PAD) ||
-	      nla_put_u64_64bit(skb, ROCETUNE_A_EVENT_THRESH, thresh,
-				ROCETUNE_A_PAD))) ||
-	    (storm &&
-	     nla_put_u64_64bit(skb, ROCETUNE_A_EVENT_DURATION_MS, duration_ms,
-			       ROCETUNE_A_PAD))) {
-		nlmsg_free(skb);
-		return;
+	if (p->ifindex || p->lower_ifindex) {
+		other = rt_port_event_new(rdev, p, type, prio, value, thresh,
+					  duration_ms, 0);
+		if (!other) {
+			nlmsg_free(own);
+			return;
+		}
 	}
-	genlmsg_end(skb, hdr);
-	rt_nl_send_event(rdev->ibdev, skb);
+	rt_nl_send_event(rdev->ibdev, own, other, p->net_cookie);
 }
 
 /* Family -------------------------------------------------------------------- */
@@ -775,7 +818,8 @@ static const struct genl_ops rt_genl_ops[] = {
 		.doit = rt_nl_config_set_doit,
 		.policy = rt_config_set_policy,
 		.maxattr = ROCETUNE_A_ECN_RATE_THRESH,
-		.flags = GENL_UNS_ADMIN_PERM,
+		/* Host-wide state: CAP_NET_ADMIN in the initial namespace. */
+		.flags = GENL_ADMIN_PERM,
 	},
 	{
 		.cmd = ROCETUNE_CMD_QP_GET,
@@ -790,7 +834,7 @@ static const struct genl_ops rt_genl_ops[] = {
 		.doit = rt_qp_set_doit,
 		.policy = rt_qp_set_policy,
 		.maxattr = RT_QP_SET_MAXATTR,
-		.flags = GENL_UNS_ADMIN_PERM,
+		.flags = GENL_ADMIN_PERM,
 	},
 	{
 		.cmd = ROCETUNE_CMD_QP_STATS_GET,

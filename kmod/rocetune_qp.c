@@ -268,6 +268,10 @@ static void rt_qp_unlink(struct rt_qp *qp)
 	qp->tx_linked = false;
 	list_del_rcu(&qp->list);
 	atomic_dec(&rt_qp_count);
+	/* Readers copy the owner under rt_qp_lock, with a reference. */
+	put_pid(qp->owner);
+	qp->owner = NULL;
+	qp->owner_known = false;
 	kfree_rcu(qp, rcu);
 }
 
@@ -569,15 +573,28 @@ void rt_qp_account(struct rt_qp *qp, const struct rt_pkt *pkt, bool tx)
 void rt_qp_owner(struct rt_qp *qp, struct ib_qp *ibqp)
 {
 	struct task_struct *task = ibqp->res.task;
+	struct pid *old = qp->owner;
 
 	if (task) {
-		qp->pid = task_pid_nr(task);
+		qp->owner = get_task_pid(task, PIDTYPE_TGID);
 		get_task_comm(qp->comm, task);
 	} else {
-		qp->pid = 0;
+		qp->owner = NULL;
 		strscpy(qp->comm, ibqp->res.kern_name ?: "", sizeof(qp->comm));
 	}
+	put_pid(old);
 	qp->owner_known = true;
+}
+
+/**
+ * rt_qp_free - free an entry that no reader can find any more
+ * @qp: the entry (not in the table, after an RCU grace period)
+ */
+void rt_qp_free(struct rt_qp *qp)
+{
+	if (qp)
+		put_pid(qp->owner);
+	kfree(qp);
 }
 
 /**
@@ -737,26 +754,21 @@ out:
 /**
  * rt_qp_set_meta - record what the RDMA core says about a QP
  * @dev: device index
- * @qpn: QP number
- * @type: enum ib_qp_type
- * @comm: owner's command name
- * @pid: owner's PID
+ * @ibqp: the QP, referenced (its type and owner are recorded)
  *
  * Marks the entry verified.  Context: process context.
  */
-void rt_qp_set_meta(u32 dev, u32 qpn, int type, const char *comm, pid_t pid)
+void rt_qp_set_meta(u32 dev, struct ib_qp *ibqp)
 {
 	struct rt_qp *qp;
 
 	rcu_read_lock();
 	spin_lock_bh(&rt_qp_lock);
-	qp = rt_qp_lookup(dev, qpn);
+	qp = rt_qp_lookup(dev, ibqp->qp_num);
 	if (qp) {
-		qp->type = type;
+		qp->type = ibqp->qp_type;
 		qp->type_known = true;
-		qp->pid = pid;
-		strscpy(qp->comm, comm, sizeof(qp->comm));
-		qp->owner_known = true;
+		rt_qp_owner(qp, ibqp);
 		qp->verified = true;
 	}
 	spin_unlock_bh(&rt_qp_lock);
@@ -809,8 +821,18 @@ static struct netlink_range_validation rt_linger_range = {
 };
 
 static struct netlink_range_validation rt_verify_range = {
-	.min = 10,
+	.min = RT_QP_VERIFY_MIN_MS,
 	.max = RT_QP_KNOB_MAX_MS,
+};
+
+static struct netlink_range_validation rt_table_max_range = {
+	.min = 1,
+	.max = RT_QP_TABLE_LIMIT,
+};
+
+static struct netlink_range_validation rt_top_k_range = {
+	.min = 1,
+	.max = RT_QP_TOP_K_MAX,
 };
 
 #define RT_QP_POLICY_DEV						\
@@ -823,7 +845,7 @@ const struct nla_policy rt_qp_get_policy[RT_QP_GET_MAXATTR + 1] = {
 	[ROCETUNE_A_QPN] = NLA_POLICY_FULL_RANGE(NLA_U32, &rt_qpn_range),
 	[ROCETUNE_A_QPN_MIN] = NLA_POLICY_FULL_RANGE(NLA_U32, &rt_qpn_range),
 	[ROCETUNE_A_QPN_MAX] = NLA_POLICY_FULL_RANGE(NLA_U32, &rt_qpn_range),
-	[ROCETUNE_A_QP_TOP_K] = NLA_POLICY_MIN(NLA_U32, 1),
+	[ROCETUNE_A_QP_TOP_K] = NLA_POLICY_FULL_RANGE(NLA_U32, &rt_top_k_range),
 	[ROCETUNE_A_QP_TOP_BY] = { .type = NLA_U32 },
 	[ROCETUNE_A_QP_SINCE_GEN] = { .type = NLA_U64 },
 	[ROCETUNE_A_QP_TOP_SAMPLE] = NLA_POLICY_MIN(NLA_U64, 1),
@@ -833,7 +855,8 @@ const struct nla_policy rt_qp_get_policy[RT_QP_GET_MAXATTR + 1] = {
 const struct nla_policy rt_qp_set_policy[RT_QP_SET_MAXATTR + 1] = {
 	RT_QP_POLICY_DEV,
 	[ROCETUNE_A_QP_ACCT] = NLA_POLICY_MAX(NLA_U8, 1),
-	[ROCETUNE_A_QP_TABLE_MAX] = NLA_POLICY_MIN(NLA_U32, 1),
+	[ROCETUNE_A_QP_TABLE_MAX] = NLA_POLICY_FULL_RANGE(NLA_U32,
+							  &rt_table_max_range),
 	[ROCETUNE_A_QP_LINGER_MS] = NLA_POLICY_FULL_RANGE(NLA_U32,
 							  &rt_linger_range),
 	[ROCETUNE_A_QP_VERIFY_MS] = NLA_POLICY_FULL_RANGE(NLA_U32,
@@ -892,7 +915,7 @@ struct rt_qp_snap {
 		u8 type;
 		u32 port;
 		u32 rqpn;
-		pid_t pid;
+		struct pid *owner;
 		char comm[TASK_COMM_LEN];
 		u64 dead_ns;
 	} meta;
@@ -916,7 +939,7 @@ static void rt_qp_snap(struct rt_qp *qp, struct rt_qp_snap *s)
 	s->meta.type = qp->type;
 	s->meta.port = qp->port;
 	s->meta.rqpn = qp->txkey.rqpn;
-	s->meta.pid = qp->pid;
+	s->meta.owner = get_pid(qp->owner);
 	memcpy(s->meta.comm, qp->comm, sizeof(s->meta.comm));
 	s->meta.dead_ns = qp->dead_ns;
 	spin_unlock_bh(&rt_qp_lock);
@@ -926,6 +949,35 @@ static void rt_qp_snap(struct rt_qp *qp, struct rt_qp_snap *s)
 	for (i = 0; i < RT_QPC_NUM; i++)
 		s->cnt[i] = atomic64_read(&qp->cnt[i]);
 	s->has_delta = false;
+}
+
+/* Drop what rt_qp_snap() referenced. */
+static void rt_qp_snap_put(struct rt_qp_snap *s)
+{
+	put_pid(s->meta.owner);
+	s->meta.owner = NULL;
+}
+
+/*
+ * The owner of a QP, for callers with CAP_NET_ADMIN: its PID as the
+ * caller's PID namespace sees it (nothing when it does not see it), and
+ * its command name; a kernel QP is PID 0 with the kernel user's name.
+ */
+static int rt_qp_put_owner(struct sk_buff *skb, const struct rt_qp_snap *s)
+{
+	pid_t pid = 0;
+
+	if (!s->meta.owner_known)
+		return 0;
+	if (s->meta.owner) {
+		pid = pid_vnr(s->meta.owner);
+		if (!pid)
+			return 0;
+	}
+	if (nla_put_u32(skb, ROCETUNE_A_QP_PID, pid) ||
+	    nla_put_string(skb, ROCETUNE_A_QP_COMM, s->meta.comm))
+		return -EMSGSIZE;
+	return 0;
 }
 
 static int rt_qp_put_hw(struct sk_buff *skb, struct ib_device *ibdev,
@@ -961,9 +1013,7 @@ static int rt_qp_fill(struct sk_buff *skb, const struct rt_qp_snap *s,
 	     nla_put_u32(skb, ROCETUNE_A_QP_PORT, s->meta.port)) ||
 	    (s->meta.rqpn_known &&
 	     nla_put_u32(skb, ROCETUNE_A_QP_REMOTE_QPN, s->meta.rqpn)) ||
-	    (admin && s->meta.owner_known &&
-	     (nla_put_u32(skb, ROCETUNE_A_QP_PID, s->meta.pid) ||
-	      nla_put_string(skb, ROCETUNE_A_QP_COMM, s->meta.comm))) ||
+	    (admin && rt_qp_put_owner(skb, s)) ||
 	    nla_put_u64_64bit(skb, ROCETUNE_A_QP_CHANGED_GEN, s->gen,
 			      ROCETUNE_A_QP_PAD) ||
 	    (s->meta.dead_ns &&
@@ -1156,6 +1206,7 @@ int rt_qp_get_doit(struct sk_buff *skb, struct genl_info *info)
 	err = genlmsg_reply(msg, info);
 out:
 	mutex_unlock(&rt_qpdev_mutex);
+	rt_qp_snap_put(s);
 	kfree(s);
 	return err;
 }
@@ -1312,6 +1363,11 @@ static int rt_qp_sel_parse(struct net *net, struct nlattr **tb,
 		sel->qmin = nla_get_u32(tb[ROCETUNE_A_QPN_MIN]);
 	if (tb[ROCETUNE_A_QPN_MAX])
 		sel->qmax = nla_get_u32(tb[ROCETUNE_A_QPN_MAX]);
+	if (sel->qmin > sel->qmax) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[ROCETUNE_A_QPN_MIN],
+				    "QPN_MIN is above QPN_MAX");
+		return -EINVAL;
+	}
 	if (tb[ROCETUNE_A_QPN]) {
 		sel->qmin = nla_get_u32(tb[ROCETUNE_A_QPN]);
 		sel->qmax = sel->qmin;
@@ -1489,6 +1545,7 @@ int rt_qp_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 		err = rt_qp_fill(skb, s, d->gen, d->admin, NULL,
 				 NETLINK_CB(cb->skb).portid,
 				 cb->nlh->nlmsg_seq, NLM_F_MULTI);
+		rt_qp_snap_put(s);
 		if (err)
 			break;
 	}
@@ -1545,6 +1602,12 @@ int rt_qp_set_doit(struct sk_buff *skb, struct genl_info *info)
 			err = qd ? PTR_ERR(qd) : -EINVAL;
 			mutex_unlock(&rt_qpdev_mutex);
 			return err;
+		}
+		if (nla_get_u8(a_acct) && !qd->sw) {
+			NL_SET_ERR_MSG_ATTR(info->extack, a_acct,
+					    "per-QP packet accounting needs a software RoCE device: a hardware device's packets do not cross the IP stack");
+			mutex_unlock(&rt_qpdev_mutex);
+			return -EOPNOTSUPP;
 		}
 	}
 	if (a_max)
@@ -1689,7 +1752,9 @@ int __init rt_qp_init(void)
 {
 	int err;
 
-	rt_qp_max = qp_max ?: 1;
+	rt_qp_max = clamp_t(u32, qp_max, 1, RT_QP_TABLE_LIMIT);
+	if (rt_qp_max != qp_max)
+		pr_warn("qp_max=%u out of range, using %u\n", qp_max, rt_qp_max);
 	rt_qp_linger_ms = min_t(u32, qp_linger_ms, RT_QP_KNOB_MAX_MS);
 	err = rhashtable_init(&rt_qp_ht, &rt_qp_params);
 	if (err)

@@ -84,8 +84,9 @@ struct rt_qp_txkey {
  * @type_known: @type is valid
  * @port: the QP's port, 0 while unknown
  * @rqpn_known: @txkey.rqpn is valid
- * @owner_known: @pid and @comm are valid
- * @pid: owner's PID (thread group), 0 for kernel QPs
+ * @owner_known: @owner and @comm are valid
+ * @owner: the owner process (thread group), referenced, NULL for kernel
+ *	QPs; translated into the reader's PID namespace when sent
  * @comm: owner's command name, or the kernel user's name
  * @dead_ns: CLOCK_MONOTONIC time the QP was destroyed, 0 while it lives
  * @tx_psn_valid: @tx_max_psn holds the highest request PSN sent
@@ -111,7 +112,7 @@ struct rt_qp {
 	u32 port;
 	bool rqpn_known;
 	bool owner_known;
-	pid_t pid;
+	struct pid *owner;
 	char comm[TASK_COMM_LEN];
 	u64 dead_ns;
 	bool tx_psn_valid;
@@ -154,8 +155,12 @@ struct rt_qppend {
 	struct rt_qp __rcu *slot[RT_QP_PEND_MAX];
 };
 
-/* Upper bound of LINGER_MS and VERIFY_MS: one day. */
+/* Upper bound of LINGER_MS and VERIFY_MS: one day; VERIFY_MS from 10 ms. */
 #define RT_QP_KNOB_MAX_MS	(24 * 3600 * 1000)
+#define RT_QP_VERIFY_MIN_MS	10
+/* Bounds of TABLE_MAX (entries, about 600 bytes each) and of TOP_K. */
+#define RT_QP_TABLE_LIMIT	1048576
+#define RT_QP_TOP_K_MAX		1024
 
 /**
  * struct rt_qpdev - an RDMA device known to QP accounting
@@ -218,8 +223,9 @@ void rt_qp_account(struct rt_qp *qp, const struct rt_pkt *pkt, bool tx);
 void rt_qp_created(struct ib_qp *ibqp);
 void rt_qp_destroyed(struct ib_device *ibdev, u32 qpn);
 void rt_qp_connected(struct ib_qp *ibqp, u32 rqpn, const u8 *daddr);
-void rt_qp_set_meta(u32 dev, u32 qpn, int type, const char *comm, pid_t pid);
+void rt_qp_set_meta(u32 dev, struct ib_qp *ibqp);
 void rt_qp_owner(struct rt_qp *qp, struct ib_qp *ibqp);
+void rt_qp_free(struct rt_qp *qp);
 void rt_qp_forget(u32 dev, u32 qpn);
 int rt_qp_keys(u32 dev, struct rt_qp_key **keys, bool unverified_only);
 u64 rt_qp_linger_ns(void);

@@ -64,7 +64,7 @@ void rt_qppend_fini(struct rt_qpdev *qd)
 	int i;
 
 	for (i = 0; i < RT_QP_PEND_MAX; i++) {
-		kfree(rcu_dereference_protected(pd->slot[i], true));
+		rt_qp_free(rcu_dereference_protected(pd->slot[i], true));
 		RCU_INIT_POINTER(pd->slot[i], NULL);
 	}
 	pd->nfree = 0;
@@ -200,7 +200,7 @@ static void rt_qppend_fold(struct rt_qpdev *qd, struct rt_qp *qp, bool merge)
 			     &qd->unattr_tx);
 	}
 	rcu_read_unlock();
-	kfree(qp);
+	rt_qp_free(qp);
 }
 
 /*

@@ -235,19 +235,10 @@ struct rdma_restrack_entry *rt_qptrack_res(struct ib_device *ibdev, u32 qpn)
 
 static void rt_qptrack_learn(struct ib_qp *ibqp, u32 dev, bool need_dest)
 {
-	struct rdma_restrack_entry *res = &ibqp->res;
 	struct ib_qp_init_attr *init;
-	char comm[TASK_COMM_LEN];
 	struct ib_qp_attr *attr;
-	pid_t pid = 0;
 
-	if (res->task) {
-		pid = task_pid_nr(res->task);
-		get_task_comm(comm, res->task);
-	} else {
-		strscpy(comm, res->kern_name ?: "", sizeof(comm));
-	}
-	rt_qp_set_meta(dev, ibqp->qp_num, ibqp->qp_type, comm, pid);
+	rt_qp_set_meta(dev, ibqp);
 
 	if (!need_dest ||
 	    (ibqp->qp_type != IB_QPT_RC && ibqp->qp_type != IB_QPT_UC))
@@ -381,7 +372,13 @@ int __init rt_qptrack_init(void)
 {
 	unsigned int i;
 
-	WRITE_ONCE(rt_qptrack_period_ms, qp_verify_ms);
+	/* The bounds of QP_SET's VERIFY_MS; 0 would verify in a loop. */
+	WRITE_ONCE(rt_qptrack_period_ms,
+		   clamp_t(u32, qp_verify_ms, RT_QP_VERIFY_MIN_MS,
+			   RT_QP_KNOB_MAX_MS));
+	if (rt_qptrack_period_ms != qp_verify_ms)
+		pr_warn("qp_verify_ms=%u out of range, using %u\n",
+			qp_verify_ms, rt_qptrack_period_ms);
 	WRITE_ONCE(rt_qptrack_live, true);
 	for (i = 0; i < ARRAY_SIZE(rt_kprobes); i++)
 		rt_kp_on[i] = rt_kp_register(rt_kprobes[i]);

@@ -129,7 +129,9 @@ static void rt_sample_port(struct rt_dev *rdev, struct rt_port *p, u64 now,
 		  (ndev && strcmp(ndev->name, p->ifname));
 	p->ifindex = ndev ? ndev->ifindex : 0;
 	strscpy(p->ifname, ndev ? ndev->name : "", sizeof(p->ifname));
+	p->net_cookie = ndev ? dev_net(ndev)->net_cookie : 0;
 	p->lower_ifindex = lower ? lower->ifindex : 0;
+	p->lower_net_cookie = lower ? dev_net(lower)->net_cookie : 0;
 	strscpy(p->lower_name, lower ? lower->name : "",
 		sizeof(p->lower_name));
 	if (p->sampled && changed)

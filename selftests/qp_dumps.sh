@@ -6,8 +6,10 @@
 # QPs of ibv_rc_pingpong servers on rxe1 waiting for a client.  Their
 # packets are injected (rt_qp.py inject: a BTH naming the QP, which rxe
 # drops and the module counts), so that each QP gets an exact number.
+# Also who is told a QP's owner: only callers with CAP_NET_ADMIN, as their
+# PID namespace sees it.
 
-ALL_TESTS="top_k_and_delta top_k_since_sample"
+ALL_TESTS="top_k_and_delta top_k_since_sample owners_per_reader"
 
 source "$(dirname "$0")/qp_lib.sh"
 
@@ -123,6 +125,59 @@ top_k_since_sample() {
 	rm -rf "$dir"
 	idle_stop
 	log_test "top-K since a sample: ranked by the change (Y 5 over X 3), not the totals"
+}
+
+# genl_as WHO ARGS...: rt_genl.py as root (root), user 65534 (nobody), root
+# of new user and network namespaces (userns) or of a new PID namespace
+# (pidns).
+genl_as() {
+	local who=$1 udir
+
+	shift
+	case $who in
+	root) python3 "$RT_SELFTESTS/rt_genl.py" "$@" ;;
+	userns) unshare -Urn python3 "$RT_SELFTESTS/rt_genl.py" "$@" ;;
+	pidns) unshare -pf python3 "$RT_SELFTESTS/rt_genl.py" "$@" ;;
+	nobody)
+		# A copy that the user can read: the tree may not be.
+		udir=$(mktemp -d)
+		mkdir -p "$udir/selftests" "$udir/kmod/include/uapi/linux"
+		cp "$RT_SELFTESTS/rt_genl.py" "$udir/selftests/"
+		cp "$RT_TOP/kmod/include/uapi/linux/rocetune.h" \
+			"$udir/kmod/include/uapi/linux/"
+		chmod -R a+rX "$udir"
+		setpriv --reuid=65534 --regid=65534 --clear-groups \
+			--inh-caps=-all --bounding-set=-all \
+			python3 "$udir/selftests/rt_genl.py" "$@"
+		rm -rf "$udir"
+		;;
+	esac
+}
+
+owners_per_reader() {
+	local q pid got who out
+
+	RET=0
+	qp_reload
+	check_err $? "cannot load rocetune.ko"
+	idle_start 1
+	check_err $? "cannot start an idle ibv_rc_pingpong server"
+	q=${IDLE_QPNS[0]} pid=${IDLE_PIDS[0]}
+	got=$(rt_qp dump --dev "$RT_RXE1" |
+		jq -c ".[] | select(.qpn == $q) | [.pid, .comm]")
+	[ "$got" = "[$pid,\"ibv_rc_pingpong\"]" ]
+	check_err $? "owner of qpn $q for root: $got, expected [$pid,\"ibv_rc_pingpong\"]"
+	for who in nobody userns pidns; do
+		out=$(genl_as "$who" req qp_get "DEV_NAME:str:$RT_RXE1" \
+			"QPN:u32:$q" --attrs)
+		echo "# $who: $(jq -c '.attrs[0] // [] | map(select(startswith("QP.P") or startswith("QP.C")))' <<< "$out")"
+		jq -e '.errno == 0 and (.attrs[0] | index("QP.QPN")) and
+			(.attrs[0] | index("QP.PID") | not) and
+			(.attrs[0] | index("QP.COMM") | not)' <<< "$out" > /dev/null
+		check_err $? "$who: $out"
+	done
+	idle_stop
+	log_test "a QP's owner: to root its PID and command, to user 65534, user-namespace root and a PID namespace that cannot see it nothing"
 }
 
 qp_test_cleanup() {

@@ -17,6 +17,12 @@ split over several recv() calls is complete.
   rt_genl.py repeat SECS CMD [ATTR:TYPE:VALUE ...] [--dump]
       the request every 20 ms for SECS seconds, one JSON per line with
       "t_ms", the CLOCK_BOOTTIME of the reply in ms
+  rt_genl.py listen SECS
+      join the "events" group for SECS seconds; one JSON per event:
+      {"event": TYPE, "dev": NAME, "port": N, "attrs": [NAMES]}
+
+With --attrs, "attrs" lists the attribute names of each reply (and
+"QP.NAME" for those nested in ROCETUNE_A_QP).
 """
 
 import json
@@ -34,6 +40,11 @@ GENL_ID_CTRL = 0x10
 CTRL_CMD_GETFAMILY = 3
 CTRL_ATTR_FAMILY_ID = 1
 CTRL_ATTR_FAMILY_NAME = 2
+CTRL_ATTR_MCAST_GROUPS = 7
+CTRL_ATTR_MCAST_GRP_NAME = 1
+CTRL_ATTR_MCAST_GRP_ID = 2
+SOL_NETLINK = 270
+NETLINK_ADD_MEMBERSHIP = 1
 NLM_F_REQUEST = 1
 NLM_F_ACK = 4
 NLM_F_DUMP = 0x300
@@ -66,6 +77,20 @@ ROCETUNE_A_PORT_INDEX = ATTRS["PORT_INDEX"]
 ROCETUNE_A_RATES = ATTRS["RATES"]
 CNT_NAMES = {v: k.lower() for k, v in
              uapi_enum("rocetune_a_cnt", "ROCETUNE_A_CNT_").items()}
+ATTR_NAMES = {v: k for k, v in ATTRS.items()}
+QP_ATTR_NAMES = {v: k for k, v in
+                 uapi_enum("rocetune_a_qp", "ROCETUNE_A_QP_").items()}
+EVENT_NAMES = {v: k.lower() for k, v in
+               uapi_enum("rocetune_event", "ROCETUNE_EVENT_").items()}
+
+
+def attr_names(r):
+    """The attribute names of one reply, with QP.NAME for a QP's."""
+    names = [ATTR_NAMES.get(t, str(t)) for t in sorted(r)]
+    if ATTRS["QP"] in r:
+        names += ["QP." + QP_ATTR_NAMES.get(t, str(t))
+                  for t in sorted(parse_attrs(r[ATTRS["QP"]]))]
+    return names
 
 
 def nla(atype, payload):
@@ -133,13 +158,22 @@ class Genl:
                 replies.append(parse_attrs(body[4:]))
                 off += (mlen + 3) & ~3
 
-    def family(self, name):
+    def family(self, name, group=None):
+        """The family's id, or with @group, the id of that group."""
         self.send(GENL_ID_CTRL, NLM_F_REQUEST | NLM_F_ACK, CTRL_CMD_GETFAMILY,
                   nla(CTRL_ATTR_FAMILY_NAME, name.encode() + b"\0"))
         err, msg, replies, _ = self.recv_all()
         if err or not replies:
             raise OSError(err, msg or "no family " + name)
-        return struct.unpack("=H", replies[0][CTRL_ATTR_FAMILY_ID][:2])[0]
+        if group is None:
+            return struct.unpack("=H", replies[0][CTRL_ATTR_FAMILY_ID][:2])[0]
+        groups = replies[0].get(CTRL_ATTR_MCAST_GROUPS, b"")
+        for g in parse_attrs(groups).values():
+            ga = parse_attrs(g)
+            if ga.get(CTRL_ATTR_MCAST_GRP_NAME, b"").rstrip(b"\0") == \
+                    group.encode():
+                return struct.unpack("=I", ga[CTRL_ATTR_MCAST_GRP_ID][:4])[0]
+        raise OSError(2, "no group " + group)
 
 
 def encode(spec):
@@ -152,9 +186,11 @@ def encode(spec):
 
 
 def request(g, fam, argv):
-    """argv: CMD [ATTR:TYPE:VALUE ...] [--dump]; returns the result dict."""
+    """argv: CMD [ATTR:TYPE:VALUE ...] [--dump] [--attrs]; returns the
+    result dict."""
     dump = "--dump" in argv
-    argv = [a for a in argv if a != "--dump"]
+    with_attrs = "--attrs" in argv
+    argv = [a for a in argv if a not in ("--dump", "--attrs")]
     payload = b"".join(encode(s) for s in argv[1:])
     flags = NLM_F_REQUEST | NLM_F_ACK | (NLM_F_DUMP if dump else 0)
     g.send(fam, flags, CMDS[argv[0]], payload)
@@ -177,10 +213,46 @@ def request(g, fam, argv):
              for r in replies if ROCETUNE_A_RATES in r]
     if rates:
         res["rates"] = rates
+    if with_attrs:
+        res["attrs"] = [attr_names(r) for r in replies]
     return res
 
 
+def listen(secs):
+    """Print the events of the "events" group for @secs seconds."""
+    g = Genl()
+    grp = g.family("rocetune", "events")
+    g.sock.setsockopt(SOL_NETLINK, NETLINK_ADD_MEMBERSHIP, grp)
+    print(json.dumps({"listening": grp}), flush=True)
+    end = time.monotonic() + secs
+    while True:
+        left = end - time.monotonic()
+        if left <= 0:
+            return 0
+        g.sock.settimeout(left)
+        try:
+            data = g.sock.recv(65536)
+        except socket.timeout:
+            return 0
+        off = 0
+        while off + 16 <= len(data):
+            mlen = struct.unpack_from("=I", data, off)[0]
+            r = parse_attrs(data[off + 20:off + mlen])
+            ev = {"attrs": attr_names(r)}
+            if ATTRS["EVENT_TYPE"] in r:
+                t = struct.unpack("=I", r[ATTRS["EVENT_TYPE"]][:4])[0]
+                ev["event"] = EVENT_NAMES.get(t, t)
+            if ATTRS["DEV_NAME"] in r:
+                ev["dev"] = r[ATTRS["DEV_NAME"]].rstrip(b"\0").decode()
+            if ATTRS["PORT_INDEX"] in r:
+                ev["port"] = struct.unpack("=I", r[ATTRS["PORT_INDEX"]][:4])[0]
+            print(json.dumps(ev), flush=True)
+            off += (mlen + 3) & ~3
+
+
 def main(argv):
+    if argv[:1] == ["listen"] and len(argv) == 2:
+        return listen(float(argv[1]))
     if argv[:1] == ["repeat"] and len(argv) > 2:
         # The same request over and over for SECS seconds, 20 ms apart;
         # one JSON result per line with its CLOCK_BOOTTIME in ms ("t_ms",
@@ -207,7 +279,8 @@ def main(argv):
         i = argv.index("--bufsize")
         bufsize = int(argv[i + 1])
         del argv[i:i + 2]
-    if len([a for a in argv if a != "--dump"]) < 2 or argv[0] != "req":
+    if len([a for a in argv if a not in ("--dump", "--attrs")]) < 2 or \
+            argv[0] != "req":
         sys.stderr.write(__doc__)
         return 2
     g = Genl(bufsize)

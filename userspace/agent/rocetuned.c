@@ -1590,8 +1590,15 @@ static void ag_stop(struct ag *ag)
 		close(ag->lock_fd);
 }
 
-enum { AG_FD_SIG, AG_FD_TIMER, AG_FD_RTNL, AG_FD_STATUS, AG_FD_EV,
-       AG_FD_HTTP, AG_NFDS };
+enum {
+	AG_FD_SIG,
+	AG_FD_TIMER,
+	AG_FD_RTNL,
+	AG_FD_STATUS,
+	AG_FD_EV,
+	AG_FD_HTTP,
+	AG_NFDS
+};
 
 static void ag_loop(struct ag *ag)
 {

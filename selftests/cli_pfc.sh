@@ -3,10 +3,11 @@
 #
 # The rocetune CLI against the simulated DCB-capable NIC (rocetune_sim):
 # per-priority PFC in "rocetune -j port show" agrees with dcb and ethtool,
-# raw counters with rdma statistic, and a pause storm arrives as
-# storm_start/storm_end in "rocetune -j monitor".
+# raw counters with rdma statistic, a pause storm arrives as
+# storm_start/storm_end in "rocetune -j monitor", and "-s -o prometheus"
+# with PFC, pause durations and a storm is clean for promtool.
 
-ALL_TESTS="pfc_vs_dcb pfc_vs_ethtool hw_vs_rdma storm_events"
+ALL_TESTS="pfc_vs_dcb pfc_vs_ethtool hw_vs_rdma storm_events prometheus_pfc"
 
 source "$(dirname "$0")/lib.sh"
 
@@ -98,6 +99,60 @@ storm_events() {
 	wait "$rt_mon_pid" 2> /dev/null
 	rt_mon_pid=
 	log_test "monitor -j: a pause storm on prio 3 starts and ends"
+}
+
+storm_is() {
+	[ "$(port_pfc '.prio[] | select(.prio == 3) | .storm')" = "$1" ]
+}
+
+duration_is() {
+	[ "$(port_pfc '.prio[] | select(.prio == 3) | .rx_pause_duration_us')" = "$1" ]
+}
+
+# prom_has LINE: the Prometheus output $prom has LINE, whole.
+prom_has() {
+	grep -Fx "$1" <<< "$prom" > /dev/null
+	check_err $? "no line \"$1\" in: $(grep -F "$IBDEV" <<< "$prom")"
+}
+
+prometheus_pfc() {
+	local l="device=\"$IBDEV\",port=\"1\",netdev=\"$NETDEV\"" prom msg
+
+	RET=0
+	echo 123456 > "$DFS/counters/rx_prio3_pause_duration" &&
+		echo 2500000 > "$DFS/counters/tx_prio3_pause_duration"
+	check_err $? "cannot set the pause durations"
+	# The module reads durations at most once a second.
+	wait_for 5 duration_is 123456
+	check_err $? "rx_pause_duration_us of prio 3 not 123456"
+	prom=$("$RT_CLI" -s -o prometheus port show)
+	check_err $? "-s -o prometheus port show failed"
+	msg=$(promtool check metrics <<< "$prom" 2>&1)
+	check_err $? "promtool: $msg"
+	prom_has "rocetune_pfc_rx_pause_duration_seconds_total{$l,prio=\"3\"} 0.123456"
+	prom_has "rocetune_pfc_tx_pause_duration_seconds_total{$l,prio=\"3\"} 2.5"
+	prom_has "rocetune_pfc_storm{$l,prio=\"3\"} 0"
+	prom_has "rocetune_port_hw_stat_total{$l,name=\"np_cnp_sent\"} 1234"
+	grep -E "^rocetune_pfc_rx_pause_total\{$l,prio=\"3\"\} [0-9]+$" <<< "$prom" > /dev/null
+	check_err $? "no rx pause frames of prio 3"
+	# mlx5 has durations for PFC-enabled priorities only: absent, not 0.
+	! grep -E "^rocetune_pfc_rx_pause_duration_seconds_total\{$l,prio=\"[^3]\"" \
+		<<< "$prom" > /dev/null
+	check_err $? "durations of priorities without them"
+	# During a storm (the simulated one also adds pause time), until it
+	# is stopped (rate 0).
+	echo "3 1000 60000" > "$DFS/pfc_storm"
+	check_err $? "cannot start a pause storm"
+	wait_for 10 storm_is true
+	check_err $? "no storm on prio 3"
+	prom=$("$RT_CLI" -s -o prometheus port show)
+	msg=$(promtool check metrics <<< "$prom" 2>&1)
+	check_err $? "promtool during a storm: $msg"
+	prom_has "rocetune_pfc_storm{$l,prio=\"3\"} 1"
+	echo "3 0 0" > "$DFS/pfc_storm"
+	wait_for 10 storm_is false
+	check_err $? "the storm on prio 3 did not end"
+	log_test "-s -o prometheus: PFC frames, durations in seconds, storm, raw stats; promtool clean"
 }
 
 setup() {

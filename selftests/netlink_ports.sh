@@ -67,10 +67,10 @@ dev_dump() {
 	out=$("$RT_CLI" -j dev show)
 	check_err $? "rocetune dev show failed"
 	echo "# $out"
-	[ "$(echo "$out" | jq -r '[.[] | select(.driver == "rxe" and .num_ports == 1) | .name] | sort | join(" ")')" = "$RT_RXE0 $RT_RXE1" ]
+	[ "$(echo "$out" | jq -r '[.[] | select(.driver == "rxe" and .num_ports == 1) | .dev] | sort | join(" ")')" = "$RT_RXE0 $RT_RXE1" ]
 	check_err $? "rocetune dev show does not list rxe0/rxe1 (driver rxe, 1 port)"
 	out=$("$RT_CLI" -j dev show "$RT_RXE1")
-	[ "$(echo "$out" | jq -r '.[0].name')" = "$RT_RXE1" ]
+	[ "$(echo "$out" | jq -r '.[0].dev')" = "$RT_RXE1" ]
 	check_err $? "rocetune dev show rxe1 gave $out"
 	log_test "device dump lists $RT_RXE0 and $RT_RXE1"
 }

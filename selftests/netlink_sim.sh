@@ -228,7 +228,7 @@ dev_show() {
 	jq_check "dev/port show" -n --argjson devs "$devs" --argjson ports "$ports" \
 		--argjson ifx "$ifx" '$ifx | to_entries[] | .key as $id |
 		.value as $ifindex | "rsim_ib\($id)" as $d |
-		([$devs[] | select(.name == $d)] |
+		([$devs[] | select(.dev == $d)] |
 		 if length != 1 or .[0].num_ports != 1 then "dev show \($d): \(.)"
 		 else empty end),
 		([$ports[] | select(.dev == $d)] |
@@ -622,9 +622,9 @@ hotplug_events() {
 		(if ($a | length) == 1 and ($r | length) == 1 and
 		    $a[0].dev_index != $r[0].dev_index then "dev_index \($a[0].dev_index) " +
 		    "on add, \($r[0].dev_index) on del" else empty end),
-		(if [$l1[] | select(.name == $d)] == [] then "dev show does not list \($d)"
+		(if [$l1[] | select(.dev == $d)] == [] then "dev show does not list \($d)"
 		 else empty end),
-		(if [$l2[] | select(.name == $d)] != [] then "dev show lists \($d) after del"
+		(if [$l2[] | select(.dev == $d)] != [] then "dev show lists \($d) after del"
 		 else empty end)'
 	log_test "sim device add/del: dev_add and dev_del events with the name"
 }

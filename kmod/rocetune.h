@@ -206,6 +206,7 @@ void rt_dev_rename(struct rt_dev *rdev);
 
 /* rocetune_counters.c */
 int rt_counters_init(struct rt_dev *rdev, struct rt_port *p);
+bool rt_hw_enabled(const struct rdma_hw_stats *hw, int i);
 void rt_counters_fini(struct rt_port *p);
 void rt_counters_read(struct rt_dev *rdev, struct rt_port *p, u64 now,
 		      bool periodic);

@@ -68,12 +68,30 @@ static const struct rt_cnt_source {
 	{ ROCETUNE_A_CNT_DUPLICATE_REQUESTS,	"dup_req" },		/* bnxt_re */
 };
 
+/**
+ * rt_hw_enabled - does a hardware counter have a value
+ * @hw: the port's hw_stats
+ * @i: the counter's index
+ *
+ * An optional counter (mlx5's cc_* and others) is disabled until the RDMA
+ * core enables it, which it never does for the hw_stats structure this
+ * module has the driver allocate: the driver does not read it, and it is
+ * reported absent rather than zero.
+ *
+ * Return: true when counter @i is read.
+ */
+bool rt_hw_enabled(const struct rdma_hw_stats *hw, int i)
+{
+	return !hw->is_disabled || !test_bit(i, hw->is_disabled);
+}
+
 static int rt_hw_index(const struct rdma_hw_stats *hw, const char *name)
 {
 	int i;
 
 	for (i = 0; i < hw->num_counters; i++)
-		if (hw->descs[i].name && !strcmp(hw->descs[i].name, name))
+		if (hw->descs[i].name && !strcmp(hw->descs[i].name, name) &&
+		    rt_hw_enabled(hw, i))
 			return i;
 	return -1;
 }
@@ -160,17 +178,24 @@ void rt_counters_fini(struct rt_port *p)
  * @prev: previous raw value
  * @cur: current raw value
  *
- * A value that went down wrapped if it fits in 32 bits (32-bit hardware
- * counters); a larger one was reset, and counts from zero.
+ * Drivers do not say how wide a counter is.  A value that went down
+ * either wrapped at 2^32 (a 32-bit hardware counter such as mlx5's
+ * q-counters) or was reset (a 64-bit counter, or any counter of a device
+ * that was reset).  It wrapped only if it was a 32-bit value and the step
+ * across 2^32 is less than 2^31 - billions of events between two samples
+ * otherwise; anything else is a reset, and the counter counts from zero.
  *
  * Return: the increase.
  */
 u64 rt_delta(u64 prev, u64 cur)
 {
+	u32 wrapped;
+
 	if (cur >= prev)
 		return cur - prev;
-	if (prev <= U32_MAX)
-		return (u32)(cur - prev);
+	wrapped = (u32)(cur - prev);
+	if (prev <= U32_MAX && wrapped < BIT(31))
+		return wrapped;
 	return cur;
 }
 

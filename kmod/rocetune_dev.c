@@ -217,7 +217,9 @@ int rt_dev_add(struct ib_device *ibdev, struct ib_client *client)
 			continue;
 		rdev->ports[i].port = port;
 		/* Without hw_stats the port simply has no counters. */
-		rt_counters_init(rdev, &rdev->ports[i]);
+		if (rt_counters_init(rdev, &rdev->ports[i]))
+			pr_warn("%s/%u: no memory for its hw counters, reported without them\n",
+				rdev->name, port);
 		i++;
 	}
 
@@ -226,7 +228,9 @@ int rt_dev_add(struct ib_device *ibdev, struct ib_client *client)
 	/* Non-NULL client data is also what makes the core call .rename. */
 	ib_set_client_data(ibdev, client, rdev);
 	/* Without QP accounting state the device is simply not accounted. */
-	rt_qp_dev_add(ibdev);
+	if (rt_qp_dev_add(ibdev))
+		pr_warn("%s: no memory for QP accounting, not accounted\n",
+			rdev->name);
 	rt_dev_link(rdev);
 
 	mutex_lock(&rdev->lock);

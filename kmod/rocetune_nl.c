@@ -229,6 +229,9 @@ static int rt_put_hw_cnts(struct sk_buff *skb, const struct rt_port *p)
 	if (!nest)
 		return -EMSGSIZE;
 	for (i = 0; i < p->hw->num_counters; i++) {
+		/* A disabled optional counter has no value: absent. */
+		if (!rt_hw_enabled(p->hw, i))
+			continue;
 		entry = nla_nest_start(skb, ROCETUNE_A_HWC_ENTRY);
 		if (!entry ||
 		    nla_put_string(skb, ROCETUNE_A_HWC_NAME,

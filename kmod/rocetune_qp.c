@@ -122,12 +122,12 @@ static const u16 rt_qp_cnt_attr[RT_QPC_NUM] = {
 struct rt_qpdev *rt_qpdev_by_ifindex(int ifindex)
 {
 	struct rt_qpdev *qd;
-	int i;
+	u32 i;
 
 	list_for_each_entry_rcu(qd, &rt_qpdevs, node) {
 		if (!READ_ONCE(qd->acct))
 			continue;
-		for (i = 0; i < RT_QPDEV_MAX_PORTS; i++)
+		for (i = 1; i <= qd->nports; i++)
 			if (qd->ifindex[i] == ifindex)
 				return qd;
 	}
@@ -221,17 +221,18 @@ void rt_qp_dev_rename(struct ib_device *ibdev)
  */
 int rt_qp_dev_add(struct ib_device *ibdev)
 {
+	u32 nports = rdma_end_port(ibdev);
 	struct rt_qpdev *qd;
-	unsigned int i = 0;
 	u32 port;
 
-	qd = kzalloc(sizeof(*qd), GFP_KERNEL);
+	/* Indexed by port number, from 1. */
+	qd = kzalloc(struct_size(qd, ifindex, nports + 1), GFP_KERNEL);
 	if (!qd)
 		return -ENOMEM;
 	qd->ibdev = ibdev;
 	qd->index = ibdev->index;
 	strscpy(qd->name, dev_name(&ibdev->dev), sizeof(qd->name));
-	qd->nports = rdma_end_port(ibdev);
+	qd->nports = nports;
 	qd->sw = ibdev->ops.driver_id == RDMA_DRIVER_RXE;
 	qd->acct = qd->sw;
 	atomic64_set(&qd->unattr_rx, 0);
@@ -243,14 +244,13 @@ int rt_qp_dev_add(struct ib_device *ibdev)
 	rdma_for_each_port(ibdev, port) {
 		struct net_device *ndev;
 
-		if (i == RT_QPDEV_MAX_PORTS)
-			break;
 		ndev = rt_port_netdev(ibdev, port);
-		if (ndev) {
-			qd->ifindex[i] = ndev->ifindex;
-			dev_put(ndev);
-		}
-		i++;
+		if (!ndev)
+			continue;
+		/* An ifindex means nothing in another namespace. */
+		if (net_eq(dev_net(ndev), &init_net))
+			qd->ifindex[port] = ndev->ifindex;
+		dev_put(ndev);
 	}
 	mutex_lock(&rt_qpdev_mutex);
 	list_add_tail_rcu(&qd->node, &rt_qpdevs);
@@ -1046,52 +1046,83 @@ err_cancel:
 	return -EMSGSIZE;
 }
 
+/* Counter ids probed at most, to find the counter of a QP. */
+#define RT_QP_CNTR_ID_MAX	65536
+
+/*
+ * The rdma counter bound to @ibqp, referenced (rdma_restrack_put() its
+ * res), or NULL.  The QP's counter pointer may change under us (a manual
+ * unbind through the RDMA core's netlink frees the counter), so it is never
+ * dereferenced: the device's counters are looked up by id, each with a
+ * reference, until one is the QP's (there are rdma_restrack_count() of
+ * them; their ids are the hardware's, small numbers).  @ibqp is referenced.
+ */
+static struct rdma_counter *rt_qp_counter(struct ib_device *ibdev,
+					  struct ib_qp *ibqp)
+{
+	struct rdma_restrack_entry *res;
+	struct rdma_counter *c;
+	int left;
+	u32 id;
+
+	if (!READ_ONCE(ibqp->counter))
+		return NULL;
+	left = rdma_restrack_count(ibdev, RDMA_RESTRACK_COUNTER, true);
+	for (id = 0; left > 0 && id < RT_QP_CNTR_ID_MAX; id++) {
+		res = rdma_restrack_get_byid(ibdev, RDMA_RESTRACK_COUNTER, id);
+		if (IS_ERR(res))
+			continue;
+		left--;
+		c = container_of(res, struct rdma_counter, res);
+		if (READ_ONCE(ibqp->counter) == c)
+			return c;
+		rdma_restrack_put(res);
+	}
+	return NULL;
+}
+
 /*
  * Per-QP hardware counters: the rdma counter bound to the QP (mlx5 only in
  * 6.1 and 6.12, kernel-facts §1.5), read the way the RDMA core's netlink
- * does (its rdma_counter_query_stats() is not exported).  rt_qpdev_mutex
- * held: the device stays registered.  Return: 1 when counters were put,
- * 0 when the QP has none, -EMSGSIZE.
+ * does (its rdma_counter_query_stats() is not exported); a disabled
+ * optional counter is left out.  rt_qpdev_mutex held: the device stays
+ * registered.  Return: 1 when counters were put, 0 when the QP has none,
+ * -EMSGSIZE.
  */
 static int rt_qp_put_hw(struct sk_buff *skb, struct ib_device *ibdev, u32 qpn)
 {
 	struct rdma_restrack_entry *res;
+	struct rdma_hw_stats *st;
 	struct rdma_counter *c;
 	struct nlattr *nest, *e;
-	struct ib_qp *ibqp;
 	int i, err = 0;
-	u32 cntn;
 
 	if (!ibdev->ops.counter_update_stats)
 		return 0;
 	res = rdma_restrack_get_byid(ibdev, RDMA_RESTRACK_QP, qpn);
 	if (IS_ERR(res))
 		return 0;
-	ibqp = container_of(res, struct ib_qp, res);
-	c = READ_ONCE(ibqp->counter);
-	cntn = c ? c->id : 0;
+	c = rt_qp_counter(ibdev, container_of(res, struct ib_qp, res));
 	rdma_restrack_put(res);
 	if (!c)
 		return 0;
-	res = rdma_restrack_get_byid(ibdev, RDMA_RESTRACK_COUNTER, cntn);
-	if (IS_ERR(res))
-		return 0;
-	c = container_of(res, struct rdma_counter, res);
 	mutex_lock(&c->lock);
-	if (!c->stats || ibdev->ops.counter_update_stats(c))
+	st = c->stats;
+	if (!st || ibdev->ops.counter_update_stats(c))
 		goto out;
 	nest = nla_nest_start(skb, ROCETUNE_A_QP_HW_COUNTERS);
 	if (!nest) {
 		err = -EMSGSIZE;
 		goto out;
 	}
-	for (i = 0; i < c->stats->num_counters; i++) {
+	for (i = 0; i < st->num_counters; i++) {
+		if (!rt_hw_enabled(st, i))
+			continue;
 		e = nla_nest_start(skb, ROCETUNE_A_HWC_ENTRY);
 		if (!e ||
-		    nla_put_string(skb, ROCETUNE_A_HWC_NAME,
-				   c->stats->descs[i].name) ||
-		    nla_put_u64_64bit(skb, ROCETUNE_A_HWC_VALUE,
-				      c->stats->value[i], ROCETUNE_A_HWC_PAD)) {
+		    nla_put_string(skb, ROCETUNE_A_HWC_NAME, st->descs[i].name) ||
+		    nla_put_u64_64bit(skb, ROCETUNE_A_HWC_VALUE, st->value[i],
+				      ROCETUNE_A_HWC_PAD)) {
 			nla_nest_cancel(skb, nest);
 			err = -EMSGSIZE;
 			goto out;
@@ -1102,7 +1133,7 @@ static int rt_qp_put_hw(struct sk_buff *skb, struct ib_device *ibdev, u32 qpn)
 	err = 1;
 out:
 	mutex_unlock(&c->lock);
-	rdma_restrack_put(res);
+	rdma_restrack_put(&c->res);
 	return err;
 }
 
@@ -1650,6 +1681,7 @@ static int rt_qp_stats_fill(struct sk_buff *skb, struct rt_qpdev *qd,
 	    nla_put_u64_64bit(skb, ROCETUNE_A_QP_UNATTR_TX,
 			      atomic64_read(&qd->unattr_tx), ROCETUNE_A_PAD) ||
 	    nla_put_u32(skb, ROCETUNE_A_QP_PENDING, rt_qppend_count(qd)) ||
+	    nla_put_u8(skb, ROCETUNE_A_QP_DEGRADED, !rt_qptrack_probes_ok()) ||
 	    nla_put_u32(skb, ROCETUNE_A_QP_TABLE_MAX, READ_ONCE(rt_qp_max)) ||
 	    nla_put_u32(skb, ROCETUNE_A_QP_LINGER_MS,
 			READ_ONCE(rt_qp_linger_ms)) ||

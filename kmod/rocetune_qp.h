@@ -126,8 +126,6 @@ struct rt_qp {
 	struct rcu_head rcu;
 };
 
-#define RT_QPDEV_MAX_PORTS	4
-
 /* QP number of a free pending entry, and of one whose QP was created since. */
 #define RT_QPN_NONE		U32_MAX
 #define RT_QPN_STALE		(U32_MAX - 1)
@@ -168,7 +166,6 @@ struct rt_qppend {
  * @ibdev: the device, valid until rt_qp_dev_remove()
  * @index: RDMA device index
  * @name: device name, under rt_qp_lock
- * @ifindex: ifindex of each port's netdev (0: none)
  * @nports: number of ports (numbered from 1)
  * @sw: software RoCE (rxe): its packets cross the IP stack
  * @acct: accounting is enabled
@@ -177,13 +174,16 @@ struct rt_qppend {
  * @unattr_tx: sent packets whose local QP is not known
  * @pend: QP numbers seen in packets, awaiting verification
  * @rcu: deferred free
+ * @ifindex: ifindex of each port's netdev in the initial network namespace
+ *	(where the hooks are), by port number, 0 for none; taken when the
+ *	device appears (the netdev of a software RoCE device's port stays
+ *	the same for the device's life)
  */
 struct rt_qpdev {
 	struct list_head node;
 	struct ib_device *ibdev;
 	u32 index;
 	char name[IB_DEVICE_NAME_MAX];
-	int ifindex[RT_QPDEV_MAX_PORTS];
 	u32 nports;
 	bool sw;
 	bool acct;
@@ -191,6 +191,7 @@ struct rt_qpdev {
 	atomic64_t unattr_tx;
 	struct rt_qppend pend;
 	struct rcu_head rcu;
+	int ifindex[];
 };
 
 /* rocetune_qp.c */

@@ -159,6 +159,10 @@ static bool rt_krp_on[ARRAY_SIZE(rt_kretprobes)];
 /**
  * rt_qptrack_probes_ok - are all QP probes in place
  *
+ * Without them QPs are learned late, from their packets and the
+ * verification: the first packets an RC QP sends may be unattributed.
+ * QP_STATS_GET reports it (QP_DEGRADED).
+ *
  * Return: true when every probe is registered and runs through ftrace.
  */
 bool rt_qptrack_probes_ok(void)
@@ -384,6 +388,8 @@ int __init rt_qptrack_init(void)
 		rt_kp_on[i] = rt_kp_register(rt_kprobes[i]);
 	for (i = 0; i < ARRAY_SIZE(rt_kretprobes); i++)
 		rt_krp_on[i] = rt_krp_register(rt_kretprobes[i]);
+	if (!rt_qptrack_probes_ok())
+		pr_warn("QP attribution degraded: QPs are learned from their packets and the verification only\n");
 	return 0;
 }
 

@@ -82,6 +82,7 @@ enum rocetune_attr {
 	ROCETUNE_A_QP_LINGER_MS,	/* u32: a destroyed QP's entry stays this long */
 	ROCETUNE_A_QP_VERIFY_MS,	/* u32: period of the QP verification */
 	ROCETUNE_A_QP_PENDING,		/* u32: QP numbers seen, awaiting verification */
+	ROCETUNE_A_QP_DEGRADED,		/* u8: 1: QPs learned late, some packets unattributed */
 
 	__ROCETUNE_A_MAX,
 	ROCETUNE_A_MAX = __ROCETUNE_A_MAX - 1

@@ -144,22 +144,28 @@ static const struct nf_hook_ops rt_nf_ops[] = {
 };
 
 /**
- * rt_nf_init - register the netfilter hooks in init_net
+ * rt_nf_register - register the netfilter hooks in init_net
  *
+ * Only while some device accounts (rt_qp_acct_set()): without one, the
+ * host's packets do not pass through them.
+ *
+ * Context: process context.
  * Return: 0 or a negative errno.
  */
-int __init rt_nf_init(void)
+int rt_nf_register(void)
 {
 	return nf_register_net_hooks(&init_net, rt_nf_ops,
 				     ARRAY_SIZE(rt_nf_ops));
 }
 
 /**
- * rt_nf_fini - unregister the netfilter hooks
+ * rt_nf_unregister - unregister the netfilter hooks
  *
  * nf_unregister_net_hooks() waits for running hooks (synchronize_net()).
+ *
+ * Context: process context.
  */
-void rt_nf_fini(void)
+void rt_nf_unregister(void)
 {
 	nf_unregister_net_hooks(&init_net, rt_nf_ops, ARRAY_SIZE(rt_nf_ops));
 }

@@ -209,6 +209,49 @@ void rt_qp_dev_rename(struct ib_device *ibdev)
 	mutex_unlock(&rt_qpdev_mutex);
 }
 
+/* Devices with accounting on; the hooks are registered while there are. */
+static unsigned int rt_qp_nacct;
+
+/*
+ * Turn accounting of @qd on or off.  The netfilter hooks are registered
+ * with the first device that accounts and unregistered with the last (so
+ * that a host without one pays nothing per packet).  rt_qpdev_mutex held.
+ * Return: 0, or the error of registering the hooks.
+ */
+static int rt_qp_acct_set(struct rt_qpdev *qd, bool on)
+{
+	int err;
+
+	lockdep_assert_held(&rt_qpdev_mutex);
+	if (qd->acct == on)
+		return 0;
+	if (on) {
+		if (!rt_qp_nacct) {
+			err = rt_nf_register();
+			if (err)
+				return err;
+		}
+		rt_qp_nacct++;
+		WRITE_ONCE(qd->acct, true);
+		return 0;
+	}
+	WRITE_ONCE(qd->acct, false);
+	/* Waits for the hooks running, so that none finds @qd after it. */
+	if (!--rt_qp_nacct)
+		rt_nf_unregister();
+	return 0;
+}
+
+/**
+ * rt_qp_hooks - are the netfilter hooks registered
+ *
+ * Return: true while some device accounts.
+ */
+static bool rt_qp_hooks(void)
+{
+	return READ_ONCE(rt_qp_nacct) != 0;
+}
+
 /**
  * rt_qp_dev_add - start QP accounting state for a device
  * @ibdev: the device (from the RDMA client's add callback)
@@ -234,7 +277,6 @@ int rt_qp_dev_add(struct ib_device *ibdev)
 	strscpy(qd->name, dev_name(&ibdev->dev), sizeof(qd->name));
 	qd->nports = nports;
 	qd->sw = ibdev->ops.driver_id == RDMA_DRIVER_RXE;
-	qd->acct = qd->sw;
 	atomic64_set(&qd->unattr_rx, 0);
 	atomic64_set(&qd->unattr_tx, 0);
 	if (rt_qppend_init(qd)) {
@@ -254,6 +296,10 @@ int rt_qp_dev_add(struct ib_device *ibdev)
 	}
 	mutex_lock(&rt_qpdev_mutex);
 	list_add_tail_rcu(&qd->node, &rt_qpdevs);
+	/* A software RoCE device accounts from the start. */
+	if (qd->sw && rt_qp_acct_set(qd, true))
+		pr_warn("%s: cannot register netfilter hooks: not accounted\n",
+			qd->name);
 	mutex_unlock(&rt_qpdev_mutex);
 	return 0;
 }
@@ -307,7 +353,7 @@ void rt_qp_dev_remove(struct ib_device *ibdev)
 		mutex_unlock(&rt_qpdev_mutex);
 		return;
 	}
-	WRITE_ONCE(qd->acct, false);
+	rt_qp_acct_set(qd, false);
 	list_del_rcu(&qd->node);
 	mutex_unlock(&rt_qpdev_mutex);
 	/* No reader finds the device after this; then drop its QPs. */
@@ -502,9 +548,14 @@ struct rt_qp *rt_qp_lookup_tx(struct rt_qpdev *qd, u32 rqpn, const u8 *daddr)
 	return rhashtable_lookup(&rt_qp_tx_ht, &key, rt_qp_tx_params);
 }
 
-static void rt_qp_cnt_add(struct rt_qp *qp, enum rt_qpc c, u64 v)
+static void rt_qp_rx_add(struct rt_qp *qp, enum rt_qpc c, u64 v)
 {
-	atomic64_add(v, &qp->cnt[c]);
+	atomic64_add(v, &qp->rx.cnt[c]);
+}
+
+static void rt_qp_tx_add(struct rt_qp *qp, enum rt_qpc c, u64 v)
+{
+	atomic64_add(v, &qp->tx.cnt[c - RT_QPC_TX_PKTS]);
 }
 
 /**
@@ -518,50 +569,52 @@ static void rt_qp_cnt_add(struct rt_qp *qp, enum rt_qpc c, u64 v)
  */
 void rt_qp_account(struct rt_qp *qp, const struct rt_pkt *pkt, bool tx)
 {
-	u64 now = ktime_get_ns();
+	/* The clock tick is enough for first and last seen, and cheap. */
+	u64 now = ktime_get_coarse_ns();
 	u8 syn = pkt->syndrome & RT_AETH_TYPE_MASK;
 
 	if (tx) {
-		rt_qp_cnt_add(qp, RT_QPC_TX_PKTS, 1);
-		rt_qp_cnt_add(qp, RT_QPC_TX_BYTES, pkt->ip_len);
+		rt_qp_tx_add(qp, RT_QPC_TX_PKTS, 1);
+		rt_qp_tx_add(qp, RT_QPC_TX_BYTES, pkt->ip_len);
 		if (pkt->ecn)
-			rt_qp_cnt_add(qp, RT_QPC_TX_ECN_ECT, 1);
+			rt_qp_tx_add(qp, RT_QPC_TX_ECN_ECT, 1);
 		if (pkt->opcode == RT_OP_CNP)
-			rt_qp_cnt_add(qp, RT_QPC_TX_CNP, 1);
+			rt_qp_tx_add(qp, RT_QPC_TX_CNP, 1);
 		if (pkt->has_aeth && pkt->syndrome == RT_AETH_NAK_SEQ_ERR)
-			rt_qp_cnt_add(qp, RT_QPC_TX_NAK_SEQ_ERR, 1);
+			rt_qp_tx_add(qp, RT_QPC_TX_NAK_SEQ_ERR, 1);
 		if (pkt->has_aeth && syn == RT_AETH_RNR_NAK)
-			rt_qp_cnt_add(qp, RT_QPC_TX_RNR_NAK, 1);
+			rt_qp_tx_add(qp, RT_QPC_TX_RNR_NAK, 1);
 		if (rt_op_is_request(pkt->opcode)) {
-			u32 max = READ_ONCE(qp->tx_max_psn);
+			u64 psn = atomic64_read(&qp->tx.psn);
 
-			if (!READ_ONCE(qp->tx_psn_valid) ||
-			    rt_psn_after(pkt->psn, max)) {
-				WRITE_ONCE(qp->tx_max_psn, pkt->psn);
-				WRITE_ONCE(qp->tx_psn_valid, true);
-			} else {
-				rt_qp_cnt_add(qp, RT_QPC_TX_RETRANSMIT, 1);
-			}
+			if (!(psn & RT_QP_PSN_VALID) ||
+			    rt_psn_after(pkt->psn, (u32)psn))
+				atomic64_set(&qp->tx.psn,
+					     RT_QP_PSN_VALID | pkt->psn);
+			else
+				rt_qp_tx_add(qp, RT_QPC_TX_RETRANSMIT, 1);
 		}
 	} else {
-		rt_qp_cnt_add(qp, RT_QPC_RX_PKTS, 1);
-		rt_qp_cnt_add(qp, RT_QPC_RX_BYTES, pkt->ip_len);
+		rt_qp_rx_add(qp, RT_QPC_RX_PKTS, 1);
+		rt_qp_rx_add(qp, RT_QPC_RX_BYTES, pkt->ip_len);
 		if (pkt->ecn == 3)
-			rt_qp_cnt_add(qp, RT_QPC_RX_ECN_CE, 1);
+			rt_qp_rx_add(qp, RT_QPC_RX_ECN_CE, 1);
 		else if (pkt->ecn)
-			rt_qp_cnt_add(qp, RT_QPC_RX_ECN_ECT, 1);
+			rt_qp_rx_add(qp, RT_QPC_RX_ECN_ECT, 1);
 		if (pkt->opcode == RT_OP_CNP)
-			rt_qp_cnt_add(qp, RT_QPC_RX_CNP, 1);
+			rt_qp_rx_add(qp, RT_QPC_RX_CNP, 1);
 		if (pkt->has_aeth && pkt->syndrome == RT_AETH_NAK_SEQ_ERR)
-			rt_qp_cnt_add(qp, RT_QPC_RX_NAK_SEQ_ERR, 1);
+			rt_qp_rx_add(qp, RT_QPC_RX_NAK_SEQ_ERR, 1);
 		if (pkt->has_aeth && syn == RT_AETH_RNR_NAK)
-			rt_qp_cnt_add(qp, RT_QPC_RX_RNR_NAK, 1);
+			rt_qp_rx_add(qp, RT_QPC_RX_RNR_NAK, 1);
 		if (pkt->ackreq)
-			rt_qp_cnt_add(qp, RT_QPC_RX_ACKREQ, 1);
+			rt_qp_rx_add(qp, RT_QPC_RX_ACKREQ, 1);
 	}
+	/* Both directions share these: written once a tick at most. */
 	if (!atomic64_read(&qp->first_ns))
 		atomic64_cmpxchg(&qp->first_ns, 0, now);
-	atomic64_set(&qp->last_ns, now);
+	if (atomic64_read(&qp->last_ns) != now)
+		atomic64_set(&qp->last_ns, now);
 	rt_qp_touch(qp);
 }
 
@@ -947,7 +1000,7 @@ static void rt_qp_snap(struct rt_qp *qp, struct rt_qp_snap *s)
 	s->first_ns = atomic64_read(&qp->first_ns);
 	s->last_ns = atomic64_read(&qp->last_ns);
 	for (i = 0; i < RT_QPC_NUM; i++)
-		s->cnt[i] = atomic64_read(&qp->cnt[i]);
+		s->cnt[i] = atomic64_read(rt_qp_cnt(qp, i));
 	s->has_delta = false;
 }
 
@@ -1331,7 +1384,7 @@ static u64 rt_qp_sample(struct rt_qp *qp, int by, u64 since, u64 gen)
 	int i;
 
 	for (i = 0; i < RT_QPC_NUM; i++) {
-		u64 v = atomic64_read(&qp->cnt[i]);
+		u64 v = atomic64_read(rt_qp_cnt(qp, i));
 
 		if (i == by)
 			val = since && qp->base_gen == since ?
@@ -1640,19 +1693,24 @@ int rt_qp_set_doit(struct sk_buff *skb, struct genl_info *info)
 			mutex_unlock(&rt_qpdev_mutex);
 			return -EOPNOTSUPP;
 		}
-	}
-	if (a_max)
-		WRITE_ONCE(rt_qp_max, nla_get_u32(a_max));
-	if (a_linger)
-		WRITE_ONCE(rt_qp_linger_ms, nla_get_u32(a_linger));
-	if (qd) {
-		WRITE_ONCE(qd->acct, nla_get_u8(a_acct));
+		/* The only step that can fail comes first. */
+		err = rt_qp_acct_set(qd, nla_get_u8(a_acct));
+		if (err) {
+			NL_SET_ERR_MSG_ATTR(info->extack, a_acct,
+					    "cannot register the netfilter hooks");
+			mutex_unlock(&rt_qpdev_mutex);
+			return err;
+		}
 		if (!qd->acct) {
 			/* Hooks and probes stop finding the device first. */
 			synchronize_rcu();
 			rt_qp_flush(qd->index, false);
 		}
 	}
+	if (a_max)
+		WRITE_ONCE(rt_qp_max, nla_get_u32(a_max));
+	if (a_linger)
+		WRITE_ONCE(rt_qp_linger_ms, nla_get_u32(a_linger));
 	mutex_unlock(&rt_qpdev_mutex);
 	if (a_verify)
 		rt_qptrack_set_period(nla_get_u32(a_verify));
@@ -1682,6 +1740,7 @@ static int rt_qp_stats_fill(struct sk_buff *skb, struct rt_qpdev *qd,
 			      atomic64_read(&qd->unattr_tx), ROCETUNE_A_PAD) ||
 	    nla_put_u32(skb, ROCETUNE_A_QP_PENDING, rt_qppend_count(qd)) ||
 	    nla_put_u8(skb, ROCETUNE_A_QP_DEGRADED, !rt_qptrack_probes_ok()) ||
+	    nla_put_u8(skb, ROCETUNE_A_QP_HOOKS, rt_qp_hooks()) ||
 	    nla_put_u32(skb, ROCETUNE_A_QP_TABLE_MAX, READ_ONCE(rt_qp_max)) ||
 	    nla_put_u32(skb, ROCETUNE_A_QP_LINGER_MS,
 			READ_ONCE(rt_qp_linger_ms)) ||
@@ -1797,13 +1856,8 @@ int __init rt_qp_init(void)
 	err = rt_qptrack_init();
 	if (err)
 		goto err_tx_ht;
-	err = rt_nf_init();
-	if (err)
-		goto err_track;
 	return 0;
 
-err_track:
-	rt_qptrack_fini();
 err_tx_ht:
 	rhashtable_destroy(&rt_qp_tx_ht);
 err_ht:
@@ -1818,7 +1872,8 @@ err_ht:
  */
 void rt_qp_fini(void)
 {
-	rt_nf_fini();
+	/* The last device's removal unregistered the hooks. */
+	WARN_ON(rt_qp_nacct);
 	rt_qptrack_fini();
 	rt_qp_flush(0, true);
 	rcu_barrier();

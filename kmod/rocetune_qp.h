@@ -30,23 +30,30 @@ struct rt_pkt;
 
 /* Per-QP counters; rt_qp_cnt_attr[] maps each to its netlink attribute. */
 enum rt_qpc {
+	/* Received: struct rt_qp's rx cache line. */
 	RT_QPC_RX_PKTS,
 	RT_QPC_RX_BYTES,
-	RT_QPC_TX_PKTS,
-	RT_QPC_TX_BYTES,
 	RT_QPC_RX_ECN_CE,
 	RT_QPC_RX_ECN_ECT,
-	RT_QPC_TX_ECN_ECT,
 	RT_QPC_RX_CNP,
-	RT_QPC_TX_CNP,
 	RT_QPC_RX_NAK_SEQ_ERR,
 	RT_QPC_RX_RNR_NAK,
+	RT_QPC_RX_ACKREQ,
+	/* Sent: its tx cache line. */
+	RT_QPC_TX_PKTS,
+	RT_QPC_TX_BYTES,
+	RT_QPC_TX_ECN_ECT,
+	RT_QPC_TX_CNP,
 	RT_QPC_TX_NAK_SEQ_ERR,
 	RT_QPC_TX_RNR_NAK,
 	RT_QPC_TX_RETRANSMIT,
-	RT_QPC_RX_ACKREQ,
 	RT_QPC_NUM
 };
+
+#define RT_QPC_RX_NUM		RT_QPC_TX_PKTS
+#define RT_QPC_TX_NUM		(RT_QPC_NUM - RT_QPC_TX_PKTS)
+/* struct rt_qp's tx.psn: the highest request PSN sent, when this is set. */
+#define RT_QP_PSN_VALID		BIT_ULL(32)
 
 /**
  * struct rt_qp_key - identity of a local QP
@@ -89,15 +96,16 @@ struct rt_qp_txkey {
  *	QPs; translated into the reader's PID namespace when sent
  * @comm: owner's command name, or the kernel user's name
  * @dead_ns: CLOCK_MONOTONIC time the QP was destroyed, 0 while it lives
- * @tx_psn_valid: @tx_max_psn holds the highest request PSN sent
- * @tx_max_psn: highest request PSN sent (24-bit serial order)
  * @gen: generation of the last change (see rt_qp_gen)
- * @first_ns: CLOCK_MONOTONIC time of the first packet, 0 before it
- * @last_ns: CLOCK_MONOTONIC time of the last packet
- * @cnt: the counters, enum rt_qpc
+ * @first_ns: CLOCK_MONOTONIC time of the first packet (coarse: the clock
+ *	tick), 0 before it
+ * @last_ns: likewise, of the last packet; written once a tick at most
  * @base: the counters at the top-K sample @base_gen (rt_qp_sample_mutex)
  * @base_gen: generation of the top-K dump that took @base, 0 for none
  * @rcu: deferred free
+ * @rx: the counters of received packets (enum rt_qpc, see rt_qp_cnt())
+ * @tx: the counters of sent packets, and in @tx.psn the highest request PSN
+ *	sent (24-bit serial order) with RT_QP_PSN_VALID
  */
 struct rt_qp {
 	struct rhash_head node;
@@ -115,16 +123,35 @@ struct rt_qp {
 	struct pid *owner;
 	char comm[TASK_COMM_LEN];
 	u64 dead_ns;
-	bool tx_psn_valid;
-	u32 tx_max_psn;
 	atomic64_t gen;
 	atomic64_t first_ns;
 	atomic64_t last_ns;
-	atomic64_t cnt[RT_QPC_NUM];
 	u64 base[RT_QPC_NUM];
 	u64 base_gen;
 	struct rcu_head rcu;
+	/* Written by every packet, one cache line per direction. */
+	struct {
+		atomic64_t cnt[RT_QPC_RX_NUM];
+	} rx ____cacheline_aligned_in_smp;
+	struct {
+		atomic64_t cnt[RT_QPC_TX_NUM];
+		atomic64_t psn;
+	} tx ____cacheline_aligned_in_smp;
 };
+
+/**
+ * rt_qp_cnt - one counter of a QP
+ * @qp: the entry
+ * @c: the counter
+ *
+ * Return: the counter.
+ */
+static inline atomic64_t *rt_qp_cnt(struct rt_qp *qp, enum rt_qpc c)
+{
+	if (c < RT_QPC_TX_PKTS)
+		return &qp->rx.cnt[c];
+	return &qp->tx.cnt[c - RT_QPC_TX_PKTS];
+}
 
 /* QP number of a free pending entry, and of one whose QP was created since. */
 #define RT_QPN_NONE		U32_MAX
@@ -239,8 +266,8 @@ int rt_qp_stats_doit(struct sk_buff *skb, struct genl_info *info);
 int rt_qp_stats_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
 
 /* rocetune_nf.c */
-int __init rt_nf_init(void);
-void rt_nf_fini(void);
+int rt_nf_register(void);
+void rt_nf_unregister(void);
 
 /* rocetune_qppend.c */
 int rt_qppend_init(struct rt_qpdev *qd);

@@ -192,11 +192,12 @@ static void rt_qppend_fold(struct rt_qpdev *qd, struct rt_qp *qp, bool merge)
 		dst = rt_qp_lookup(qd->index, qp->key.qpn);
 	if (dst) {
 		for (i = 0; i < RT_QPC_NUM; i++)
-			atomic64_add(atomic64_read(&qp->cnt[i]), &dst->cnt[i]);
+			atomic64_add(atomic64_read(rt_qp_cnt(qp, i)),
+				     rt_qp_cnt(dst, i));
 	} else {
-		atomic64_add(atomic64_read(&qp->cnt[RT_QPC_RX_PKTS]),
+		atomic64_add(atomic64_read(rt_qp_cnt(qp, RT_QPC_RX_PKTS)),
 			     &qd->unattr_rx);
-		atomic64_add(atomic64_read(&qp->cnt[RT_QPC_TX_PKTS]),
+		atomic64_add(atomic64_read(rt_qp_cnt(qp, RT_QPC_TX_PKTS)),
 			     &qd->unattr_tx);
 	}
 	rcu_read_unlock();

@@ -83,6 +83,7 @@ enum rocetune_attr {
 	ROCETUNE_A_QP_VERIFY_MS,	/* u32: period of the QP verification */
 	ROCETUNE_A_QP_PENDING,		/* u32: QP numbers seen, awaiting verification */
 	ROCETUNE_A_QP_DEGRADED,		/* u8: 1: QPs learned late, some packets unattributed */
+	ROCETUNE_A_QP_HOOKS,		/* u8: 1 while the netfilter hooks are registered */
 
 	__ROCETUNE_A_MAX,
 	ROCETUNE_A_MAX = __ROCETUNE_A_MAX - 1

@@ -120,7 +120,10 @@ dkms_module() {
 	kv=$(uname -r)
 	[ -d /sys/module/rocetune ]
 	check_err $? "rocetune.ko was not loaded at boot"
-	journalctl -b -u systemd-modules-load.service -o cat | grep -q "Inserted module 'rocetune'"
+	# By identifier, not unit: early in a slow boot systemd-modules-load
+	# may log to the kernel ring buffer, which journald imports later.
+	journalctl -b -t systemd-modules-load -o cat |
+		grep -q "Inserted module 'rocetune'"
 	check_err $? "systemd-modules-load did not load rocetune"
 	path=$(modinfo -n rocetune)
 	case $path in

@@ -25,6 +25,7 @@
 
 #include <ini.h>
 
+#include "rt_counters.h"
 #include "rt_profile.h"
 
 /* In enum rt_dcqcn_param order. */
@@ -84,11 +85,61 @@ static const char *const rt_pkey_agent_names[RT_PK_NUM - RT_PK_AGENT_ON_DRIFT] =
 		"ReapplyWindowSec",
 	[RT_PK_AGENT_POLL_INTERVAL_SEC - RT_PK_AGENT_ON_DRIFT] =
 		"PollIntervalSec",
+	[RT_PK_AGENT_METRICS_TOP_QPS - RT_PK_AGENT_ON_DRIFT] =
+		"MetricsTopQPs",
 	[RT_PK_WD_ACTION - RT_PK_AGENT_ON_DRIFT] = "Action",
 	[RT_PK_WD_STORM_MS - RT_PK_AGENT_ON_DRIFT] = "StormMs",
 	[RT_PK_WD_RESTORE_AFTER_MS - RT_PK_AGENT_ON_DRIFT] = "RestoreAfterMs",
 	[RT_PK_WD_TIMEOUT_MS - RT_PK_AGENT_ON_DRIFT] = "TimeoutMs",
+	[RT_PK_TUNE_PARAMETER - RT_PK_AGENT_ON_DRIFT] = "Parameter",
+	[RT_PK_TUNE_METRIC - RT_PK_AGENT_ON_DRIFT] = "Metric",
+	[RT_PK_TUNE_DIRECTION - RT_PK_AGENT_ON_DRIFT] = "Direction",
+	[RT_PK_TUNE_ABOVE - RT_PK_AGENT_ON_DRIFT] = "Above",
+	[RT_PK_TUNE_BELOW - RT_PK_AGENT_ON_DRIFT] = "Below",
+	[RT_PK_TUNE_STEP - RT_PK_AGENT_ON_DRIFT] = "Step",
+	[RT_PK_TUNE_MIN - RT_PK_AGENT_ON_DRIFT] = "Min",
+	[RT_PK_TUNE_MAX - RT_PK_AGENT_ON_DRIFT] = "Max",
+	[RT_PK_TUNE_COOLDOWN_MS - RT_PK_AGENT_ON_DRIFT] = "CooldownMs",
+	[RT_PK_TUNE_INTERVAL_MS - RT_PK_AGENT_ON_DRIFT] = "IntervalMs",
+	[RT_PK_TUNE_GUARD - RT_PK_AGENT_ON_DRIFT] = "Guard",
+	[RT_PK_TUNE_GUARD_TOLERANCE - RT_PK_AGENT_ON_DRIFT] = "GuardTolerance",
 };
+
+/* The metrics of [Tune] that add counters up, by enum rt_tune_metric. */
+static const char *const rt_tune_metric_names[] = {
+	[RT_TM_CNP] = "cnp",
+	[RT_TM_ECN] = "ecn",
+	[RT_TM_PAUSE] = "pause",
+	[RT_TM_RX_PAUSE] = "rx-pause",
+	[RT_TM_TX_PAUSE] = "tx-pause",
+};
+
+const char *rt_tune_metric_name(unsigned int m)
+{
+	const struct rt_counter_desc *d;
+
+	if (m >= RT_TM_CNT) {
+		d = rt_counter_by_attr(m - RT_TM_CNT);
+		return d ? d->label : NULL;
+	}
+	if (m < ARRAY_SIZE(rt_tune_metric_names))
+		return rt_tune_metric_names[m];
+	return NULL;
+}
+
+unsigned int rt_tune_metric_parse(const char *s)
+{
+	unsigned int m;
+	size_t i;
+
+	for (m = RT_TM_NONE + 1; m < ARRAY_SIZE(rt_tune_metric_names); m++)
+		if (rt_tune_metric_names[m] && !strcmp(s, rt_tune_metric_names[m]))
+			return m;
+	for (i = 0; i < rt_counter_ndescs; i++)
+		if (!strcmp(s, rt_counter_descs[i].label))
+			return RT_TM_CNT + rt_counter_descs[i].attr;
+	return RT_TM_NONE;
+}
 
 const char *rt_on_drift_name(enum rt_on_drift d)
 {
@@ -114,6 +165,7 @@ enum rt_psec {
 	RT_SEC_DCQCN,
 	RT_SEC_AGENT,
 	RT_SEC_WATCHDOG,
+	RT_SEC_TUNE,
 	RT_SEC_BAD,		/* after an unknown or malformed header */
 };
 
@@ -123,9 +175,10 @@ static const char *const rt_sec_names[] = {
 	[RT_SEC_DCQCN] = "DCQCN",
 	[RT_SEC_AGENT] = "Agent",
 	[RT_SEC_WATCHDOG] = "Watchdog",
+	[RT_SEC_TUNE] = "Tune",
 };
 
-#define RT_SEC_LIST	"[Match], [Lossless], [DCQCN], [Agent] or [Watchdog]"
+#define RT_SEC_LIST	"[Match], [Lossless], [DCQCN], [Agent], [Watchdog] or [Tune]"
 
 
 static enum rt_psec rt_pkey_sec(enum rt_pkey k)
@@ -138,7 +191,9 @@ static enum rt_psec rt_pkey_sec(enum rt_pkey k)
 		return RT_SEC_DCQCN;
 	if (k < RT_PK_WD_ACTION)
 		return RT_SEC_AGENT;
-	return RT_SEC_WATCHDOG;
+	if (k < RT_PK_TUNE_PARAMETER)
+		return RT_SEC_WATCHDOG;
+	return RT_SEC_TUNE;
 }
 
 const char *rt_pkey_name(enum rt_pkey k)
@@ -208,6 +263,7 @@ struct rt_pstate {
 	int read_errno;
 	enum rt_psec sec;
 	bool seen_match;	/* or a bad header that meant it */
+	unsigned int tune_line;	/* of the first [Tune] header, 0: none */
 	unsigned int first_syntax;	/* first syntax error we gave libinih */
 	/* The key line last read, for the handler. */
 	char line[RT_PROF_LINE_MAX + 1];
@@ -847,6 +903,12 @@ static int rt_p_agent(struct rt_pstate *st, enum rt_pkey k, const char *v)
 			return -1;
 		p->poll_interval_s = (uint32_t)n;
 		return 0;
+	case RT_PK_AGENT_METRICS_TOP_QPS:
+		if (rt_scalar(st, k, v, 0, RT_AGENT_MAX_TOP_QPS,
+			      "QPs, 0: none", &n))
+			return -1;
+		p->metrics_top_qps = (uint32_t)n;
+		return 0;
 	case RT_PK_WD_ACTION:
 		if (!strcmp(v, "alert")) {
 			p->wd_action = RT_WD_ALERT;
@@ -881,8 +943,105 @@ static int rt_p_agent(struct rt_pstate *st, enum rt_pkey k, const char *v)
 	}
 }
 
+/* A [Tune] metric: Metric= and Guard=. */
+static int rt_p_metric(struct rt_pstate *st, enum rt_pkey k, const char *v,
+		       unsigned int *out)
+{
+	unsigned int m = rt_tune_metric_parse(v);
+
+	if (m == RT_TM_NONE) {
+		rt_kerr(st, st->lineno, k, v,
+			"not a metric (cnp, ecn, pause, rx-pause, tx-pause or a port counter of \"rocetune port show\": tx-cnp-pkts, out-of-sequence, ...)");
+		return -1;
+	}
+	*out = m;
+	return 0;
+}
+
+static int rt_p_tune(struct rt_pstate *st, enum rt_pkey k, const char *v)
+{
+	struct rt_profile *p = st->p;
+	unsigned int i;
+	uint64_t n;
+	int key;
+
+	switch (k) {
+	case RT_PK_TUNE_PARAMETER:
+		key = rt_pkey_lookup("DCQCN", v);
+		if (key < 0) {
+			rt_kerr(st, st->lineno, k, v,
+				"not a [DCQCN] key (RateReduceMonitorPeriodUs, MinTimeBetweenCNPsUs, AIRateMbps, ...; keys are case-sensitive)");
+			return -1;
+		}
+		i = (unsigned int)key - RT_PK_DCQCN;
+		if (rt_dcqcn_keys[i].boolean) {
+			rt_kerr(st, st->lineno, k, v,
+				"a boolean cannot be tuned in steps (a numeric [DCQCN] key)");
+			return -1;
+		}
+		p->tune_param = i;
+		return 0;
+	case RT_PK_TUNE_METRIC:
+		return rt_p_metric(st, k, v, &p->tune_metric);
+	case RT_PK_TUNE_GUARD:
+		return rt_p_metric(st, k, v, &p->tune_guard);
+	case RT_PK_TUNE_DIRECTION:
+		if (!strcmp(v, "increase")) {
+			p->tune_dir = RT_TUNE_INCREASE;
+		} else if (!strcmp(v, "decrease")) {
+			p->tune_dir = RT_TUNE_DECREASE;
+		} else {
+			rt_kerr(st, st->lineno, k, v,
+				"not a direction (increase or decrease)");
+			return -1;
+		}
+		return 0;
+	case RT_PK_TUNE_ABOVE:
+	case RT_PK_TUNE_BELOW:
+	case RT_PK_TUNE_GUARD_TOLERANCE:
+		if (rt_scalar(st, k, v, 0, RT_TUNE_RATE_MAX, "events/s", &n))
+			return -1;
+		if (k == RT_PK_TUNE_ABOVE)
+			p->tune_above = n;
+		else if (k == RT_PK_TUNE_BELOW)
+			p->tune_below = n;
+		else
+			p->tune_guard_tol = n;
+		return 0;
+	case RT_PK_TUNE_STEP:
+		if (rt_scalar(st, k, v, 1, UINT32_MAX,
+			      "in the unit of Parameter=", &n))
+			return -1;
+		p->tune_step = (uint32_t)n;
+		return 0;
+	case RT_PK_TUNE_MIN:
+	case RT_PK_TUNE_MAX:
+		if (rt_scalar(st, k, v, 0, UINT32_MAX,
+			      "in the unit of Parameter=", &n))
+			return -1;
+		if (k == RT_PK_TUNE_MIN)
+			p->tune_min = (uint32_t)n;
+		else
+			p->tune_max = (uint32_t)n;
+		return 0;
+	case RT_PK_TUNE_COOLDOWN_MS:
+		if (rt_scalar(st, k, v, 0, 86400000, "milliseconds", &n))
+			return -1;
+		p->tune_cooldown_ms = (uint32_t)n;
+		return 0;
+	default:	/* RT_PK_TUNE_INTERVAL_MS */
+		if (rt_scalar(st, k, v, RT_TUNE_MIN_INTERVAL_MS, 3600000,
+			      "milliseconds", &n))
+			return -1;
+		p->tune_interval_ms = (uint32_t)n;
+		return 0;
+	}
+}
+
 static int rt_p_value(struct rt_pstate *st, enum rt_pkey k, const char *v)
 {
+	if (k >= RT_PK_TUNE_PARAMETER)
+		return rt_p_tune(st, k, v);
 	if (k >= RT_PK_AGENT_ON_DRIFT)
 		return rt_p_agent(st, k, v);
 	switch (k) {
@@ -953,6 +1112,28 @@ static const char *rt_allowed(enum rt_pkey k, char *buf, size_t len)
 		return "decimal 1..86400";
 	case RT_PK_AGENT_POLL_INTERVAL_SEC:
 		return "decimal 1..3600";
+	case RT_PK_AGENT_METRICS_TOP_QPS:
+		return "decimal 0..1000";
+	case RT_PK_TUNE_PARAMETER:
+		return "a numeric [DCQCN] key";
+	case RT_PK_TUNE_METRIC:
+	case RT_PK_TUNE_GUARD:
+		return "cnp, ecn, pause, rx-pause, tx-pause or a port counter";
+	case RT_PK_TUNE_DIRECTION:
+		return "increase or decrease";
+	case RT_PK_TUNE_ABOVE:
+	case RT_PK_TUNE_BELOW:
+	case RT_PK_TUNE_GUARD_TOLERANCE:
+		return "decimal events/s";
+	case RT_PK_TUNE_STEP:
+		return "decimal 1..4294967295";
+	case RT_PK_TUNE_MIN:
+	case RT_PK_TUNE_MAX:
+		return "decimal 0..4294967295";
+	case RT_PK_TUNE_COOLDOWN_MS:
+		return "decimal 0..86400000";
+	case RT_PK_TUNE_INTERVAL_MS:
+		return "decimal 100..3600000";
 	case RT_PK_WD_ACTION:
 		return "alert, timeout or disable-pfc";
 	case RT_PK_WD_STORM_MS:
@@ -982,9 +1163,11 @@ static const char *rt_sec_keys(enum rt_psec s)
 		       "ETSBandwidth, TSA, MaxRateMbps, BufferSizeBytes, "
 		       "PriorityToBuffer, CableLengthMeters, PFCStormTimeoutMs";
 	case RT_SEC_AGENT:
-		return "OnDrift, MaxReapplies, ReapplyWindowSec, PollIntervalSec";
+		return "OnDrift, MaxReapplies, ReapplyWindowSec, PollIntervalSec, MetricsTopQPs";
 	case RT_SEC_WATCHDOG:
 		return "Action, StormMs, RestoreAfterMs, TimeoutMs";
+	case RT_SEC_TUNE:
+		return "Parameter, Metric, Direction, Above, Below, Step, Min, Max, CooldownMs, IntervalMs, Guard, GuardTolerance";
 	default:
 		return "see the [DCQCN] table of Documentation/profiles.rst";
 	}
@@ -1106,6 +1289,8 @@ static void rt_section(struct rt_pstate *st, char *s)
 			st->sec = i;
 			if (i == RT_SEC_MATCH)
 				st->seen_match = true;
+			if (i == RT_SEC_TUNE && !st->tune_line)
+				st->tune_line = st->lineno;
 			break;
 		}
 	}
@@ -1233,6 +1418,114 @@ static char *rt_reader(char *str, int num, void *stream)
 	return rt_give(str, num, "k=v");
 }
 
+/* The keys a [Tune] rule cannot do without. */
+static const enum rt_pkey rt_tune_required[] = {
+	RT_PK_TUNE_PARAMETER, RT_PK_TUNE_METRIC, RT_PK_TUNE_DIRECTION,
+	RT_PK_TUNE_ABOVE, RT_PK_TUNE_BELOW, RT_PK_TUNE_STEP, RT_PK_TUNE_MIN,
+	RT_PK_TUNE_MAX,
+};
+
+/* Any [Tune] key was given or failed. */
+static bool rt_tune_any(const struct rt_pstate *st)
+{
+	unsigned int k;
+
+	for (k = RT_PK_TUNE_PARAMETER; k < RT_PK_NUM; k++)
+		if (rt_profile_has(st->p, k) || st->bad[k])
+			return true;
+	return false;		/* an empty [Tune] is no rule */
+}
+
+/* [Tune]: complete, within the parameter's range, with hysteresis. */
+static void rt_check_tune(struct rt_pstate *st)
+{
+	struct rt_profile *p = st->p;
+	const struct rt_dcqcn_key *dk;
+	enum rt_pkey pk, base;
+	unsigned int i, line;
+	bool bad = false;
+	uint32_t b;
+
+	if (!rt_tune_any(st))
+		return;
+	line = st->tune_line ? st->tune_line : 1;
+	for (i = 0; i < ARRAY_SIZE(rt_tune_required); i++) {
+		pk = rt_tune_required[i];
+		if (st->bad[pk]) {
+			bad = true;
+		} else if (!rt_profile_has(p, pk)) {
+			rt_perr(st, line,
+				"[Tune]: no %s= (a rule needs Parameter, Metric, Direction, Above, Below, Step, Min and Max)",
+				rt_pkey_name(pk));
+			bad = true;
+		}
+	}
+	for (pk = RT_PK_TUNE_PARAMETER; pk < RT_PK_NUM; pk++)
+		bad |= st->bad[pk];
+	if (rt_profile_has(p, RT_PK_TUNE_GUARD_TOLERANCE) &&
+	    !rt_profile_has(p, RT_PK_TUNE_GUARD) && !st->bad[RT_PK_TUNE_GUARD])
+		rt_kerr(st, p->line[RT_PK_TUNE_GUARD_TOLERANCE],
+			RT_PK_TUNE_GUARD_TOLERANCE,
+			st->text[RT_PK_TUNE_GUARD_TOLERANCE],
+			"only used with Guard= (Guard= is not given)");
+	/* Without every key, the rule as a whole cannot be judged. */
+	if (bad)
+		goto incomplete;
+
+	dk = &rt_dcqcn_keys[p->tune_param];
+	base = RT_PK_DCQCN + p->tune_param;
+	if (!rt_profile_has(p, base)) {
+		if (!st->bad[base])
+			rt_kerr(st, p->line[RT_PK_TUNE_PARAMETER],
+				RT_PK_TUNE_PARAMETER,
+				st->text[RT_PK_TUNE_PARAMETER],
+				"needs %s= in [DCQCN] (the value the rule starts from and returns to)",
+				dk->key);
+		goto incomplete;
+	}
+	b = p->dcqcn[p->tune_param];
+	if (p->tune_min < dk->min || p->tune_min > dk->max)
+		rt_kerr(st, p->line[RT_PK_TUNE_MIN], RT_PK_TUNE_MIN,
+			st->text[RT_PK_TUNE_MIN],
+			"outside the range of %s (%u..%u)", dk->key, dk->min,
+			dk->max);
+	if (p->tune_max < dk->min || p->tune_max > dk->max)
+		rt_kerr(st, p->line[RT_PK_TUNE_MAX], RT_PK_TUNE_MAX,
+			st->text[RT_PK_TUNE_MAX],
+			"outside the range of %s (%u..%u)", dk->key, dk->min,
+			dk->max);
+	if (p->tune_min >= p->tune_max) {
+		rt_kerr(st, p->line[RT_PK_TUNE_MIN], RT_PK_TUNE_MIN,
+			st->text[RT_PK_TUNE_MIN],
+			"not below Max=%u on line %u (Min < Max)", p->tune_max,
+			p->line[RT_PK_TUNE_MAX]);
+	} else {
+		if (b < p->tune_min || b > p->tune_max)
+			rt_kerr(st, p->line[base], base, st->text[base],
+				"outside [Tune] Min=%u..Max=%u (lines %u, %u): the rule starts from this value",
+				p->tune_min, p->tune_max,
+				p->line[RT_PK_TUNE_MIN],
+				p->line[RT_PK_TUNE_MAX]);
+		if (p->tune_step > p->tune_max - p->tune_min)
+			rt_kerr(st, p->line[RT_PK_TUNE_STEP], RT_PK_TUNE_STEP,
+				st->text[RT_PK_TUNE_STEP],
+				"larger than Max - Min = %u (lines %u, %u): one step would cross the limits",
+				p->tune_max - p->tune_min,
+				p->line[RT_PK_TUNE_MIN],
+				p->line[RT_PK_TUNE_MAX]);
+	}
+	if (p->tune_below >= p->tune_above)
+		rt_kerr(st, p->line[RT_PK_TUNE_BELOW], RT_PK_TUNE_BELOW,
+			st->text[RT_PK_TUNE_BELOW],
+			"not below Above=%llu on line %u (hysteresis: act above Above=, go back only below Below=)",
+			(unsigned long long)p->tune_above,
+			p->line[RT_PK_TUNE_ABOVE]);
+	return;
+incomplete:
+	/* No half rule for the agent: as if [Tune] were not given. */
+	p->line[RT_PK_TUNE_PARAMETER] = 0;
+}
+
 /* Checks of keys against each other, once the whole file is read. */
 static void rt_check_profile(struct rt_pstate *st)
 {
@@ -1303,6 +1596,8 @@ static void rt_check_profile(struct rt_pstate *st)
 				"only used by Action=timeout (Action= is not given: alert)");
 	}
 
+	rt_check_tune(st);
+
 	if (rt_profile_has(p, RT_PK_DCQCN + RT_DCQCN_MIN_RATE_MBPS) &&
 	    rt_profile_has(p, RT_PK_DCQCN + RT_DCQCN_MAX_RATE_MBPS) &&
 	    !st->bad[RT_PK_DCQCN + RT_DCQCN_MIN_RATE_MBPS] &&
@@ -1339,6 +1634,9 @@ static void rt_profile_init(struct rt_profile *p, const char *path)
 	p->wd_action = RT_WD_ALERT;
 	p->wd_restore_after_ms = RT_WD_DEF_RESTORE_AFTER_MS;
 	p->wd_timeout_ms = RT_WD_DEF_TIMEOUT_MS;
+	p->tune_dir = RT_TUNE_INCREASE;
+	p->tune_cooldown_ms = RT_TUNE_DEF_COOLDOWN_MS;
+	p->tune_interval_ms = RT_TUNE_DEF_INTERVAL_MS;
 }
 
 int rt_profile_parse_fp(FILE *f, const char *path, struct rt_profile *p,

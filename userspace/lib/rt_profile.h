@@ -3,8 +3,8 @@
  * rocetune user-space library: tuning profiles.
  *
  * A profile is a systemd-style INI file (parsed with libinih) with the
- * sections [Match], [Lossless] and [DCQCN], and [Agent] and [Watchdog]
- * for the agent rocetuned; Documentation/profiles.rst is the reference of
+ * sections [Match], [Lossless] and [DCQCN], and [Agent], [Watchdog] and
+ * [Tune] for the agent rocetuned; Documentation/profiles.rst is the reference of
  * every key.  Files are read from a directory
  * (/etc/rocetune, or $ROCETUNE_PROFILE_DIR) in lexical order of their
  * names, *.conf only; the profile of a NIC is the first one whose [Match]
@@ -111,6 +111,40 @@ enum rt_wd_action {
 #define RT_WD_STORM_MIN_MS		10	/* the module's range */
 #define RT_WD_STORM_MAX_MS		600000
 
+/*
+ * [Tune] Metric= and Guard=: a rate (per second) of the port, from the
+ * module's ROCETUNE_A_RATES and per-priority PFC rates.  RT_TM_CNT + a
+ * ROCETUNE_A_CNT_* attribute is one normalized counter, by its label
+ * ("out-of-sequence"); the others add several up.
+ */
+enum rt_tune_metric {
+	RT_TM_NONE,
+	RT_TM_CNP,		/* "cnp": tx-cnp-pkts + rx-cnp-pkts */
+	RT_TM_ECN,		/* "ecn": rx-ecn-ce-pkts */
+	RT_TM_PAUSE,		/* "pause": rx-pause + tx-pause */
+	RT_TM_RX_PAUSE,		/* "rx-pause": PFC frames received, all prios */
+	RT_TM_TX_PAUSE,		/* "tx-pause": PFC frames sent, all prios */
+	RT_TM_CNT = 16,		/* + ROCETUNE_A_CNT_*: one port counter */
+};
+
+/* [Tune] Direction=: where a step goes while the metric is above Above= */
+enum rt_tune_dir {
+	RT_TUNE_INCREASE = 1,
+	RT_TUNE_DECREASE = -1,
+};
+
+/* Defaults and limits of the [Tune] and [Agent] MetricsTopQPs= keys. */
+#define RT_TUNE_DEF_COOLDOWN_MS		10000
+#define RT_TUNE_DEF_INTERVAL_MS		1000
+#define RT_TUNE_MIN_INTERVAL_MS		100
+#define RT_TUNE_RATE_MAX		1000000000000ull	/* events/s */
+#define RT_AGENT_MAX_TOP_QPS		1000
+
+/* rt_tune_metric_name() - "cnp", "rx-pause", "out-of-sequence"; NULL */
+const char *rt_tune_metric_name(unsigned int m);
+/* rt_tune_metric_parse() - the metric named @s, or RT_TM_NONE */
+unsigned int rt_tune_metric_parse(const char *s);
+
 /* "reapply", "report"; "alert", "timeout", "disable-pfc" */
 const char *rt_on_drift_name(enum rt_on_drift d);
 const char *rt_wd_action_name(enum rt_wd_action a);
@@ -144,11 +178,25 @@ enum rt_pkey {
 	RT_PK_AGENT_MAX_REAPPLIES,
 	RT_PK_AGENT_REAPPLY_WINDOW_SEC,
 	RT_PK_AGENT_POLL_INTERVAL_SEC,
+	RT_PK_AGENT_METRICS_TOP_QPS,
 	/* [Watchdog] (rocetuned: pause-storm actions) */
 	RT_PK_WD_ACTION,
 	RT_PK_WD_STORM_MS,
 	RT_PK_WD_RESTORE_AFTER_MS,
 	RT_PK_WD_TIMEOUT_MS,
+	/* [Tune] (rocetuned: closed-loop DCQCN tuning) */
+	RT_PK_TUNE_PARAMETER,
+	RT_PK_TUNE_METRIC,
+	RT_PK_TUNE_DIRECTION,
+	RT_PK_TUNE_ABOVE,
+	RT_PK_TUNE_BELOW,
+	RT_PK_TUNE_STEP,
+	RT_PK_TUNE_MIN,
+	RT_PK_TUNE_MAX,
+	RT_PK_TUNE_COOLDOWN_MS,
+	RT_PK_TUNE_INTERVAL_MS,
+	RT_PK_TUNE_GUARD,
+	RT_PK_TUNE_GUARD_TOLERANCE,
 	RT_PK_NUM
 };
 
@@ -193,12 +241,30 @@ struct rt_profile {
 	uint32_t max_reapplies;		/* MaxReapplies=, RT_AGENT_DEF_* */
 	uint32_t reapply_window_s;	/* ReapplyWindowSec= */
 	uint32_t poll_interval_s;	/* PollIntervalSec= */
+	uint32_t metrics_top_qps;	/* MetricsTopQPs=, 0: no QP series */
 
 	/* [Watchdog]: rocetuned's pause-storm action */
 	enum rt_wd_action wd_action;	/* Action=, RT_WD_ALERT */
 	uint32_t wd_storm_ms;		/* StormMs=, 0: the module's own */
 	uint32_t wd_restore_after_ms;	/* RestoreAfterMs= */
 	uint16_t wd_timeout_ms;		/* TimeoutMs= */
+
+	/*
+	 * [Tune]: one closed-loop rule (rt_profile_has(p,
+	 * RT_PK_TUNE_PARAMETER) when given; the parser then checked that
+	 * every required key is there and consistent).
+	 */
+	enum rt_dcqcn_param tune_param;	/* Parameter=, also in [DCQCN] */
+	unsigned int tune_metric;	/* Metric=, enum rt_tune_metric */
+	enum rt_tune_dir tune_dir;	/* Direction= */
+	uint64_t tune_above;		/* Above=, events/s */
+	uint64_t tune_below;		/* Below=, events/s, < Above= */
+	uint32_t tune_step;		/* Step= */
+	uint32_t tune_min, tune_max;	/* Min=, Max= */
+	uint32_t tune_cooldown_ms;	/* CooldownMs= */
+	uint32_t tune_interval_ms;	/* IntervalMs= */
+	unsigned int tune_guard;	/* Guard=, RT_TM_NONE: no guard */
+	uint64_t tune_guard_tol;	/* GuardTolerance=, events/s */
 };
 
 /* rt_profile_has() - @key was given in @p. */

@@ -21,6 +21,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "rt_counters.h"
 #include "rt_profile.h"
 
 #define BAD_CORPUS	"../selftests/profiles/bad"
@@ -202,7 +203,7 @@ static void sections_and_keys(void **state)
 	(void)state;
 	/* An unknown section is one error, its keys are not more. */
 	expect_one_err("[Match]\n[PFC]\nEnable=1\nFoo=2\n", 2,
-		       "[PFC]: unknown section ([Match], [Lossless], [DCQCN], [Agent] or [Watchdog]");
+		       "[PFC]: unknown section ([Match], [Lossless], [DCQCN], [Agent], [Watchdog] or [Tune]");
 	expect_one_err("[Match]\n[]\n", 2, "unknown section");
 	expect_one_err("Trust=dscp\n[Match]\n", 1,
 		       "Trust=dscp: key outside a section (it belongs in [Lossless])");
@@ -1092,6 +1093,120 @@ static void agent_keys(void **state)
 		       "needs a value (alert, timeout or disable-pfc)");
 }
 
+/* ---- [Tune] (rocetuned's closed loop) ---- */
+
+#define TUNE_RULE "[Match]\n[DCQCN]\nAIRateMbps=5\n[Tune]\n"	/* keys from line 5 */
+#define TUNE_REST "Metric=ecn\nDirection=decrease\nStep=1\nAbove=1000\n" \
+		  "Below=100\nMin=1\nMax=10\n"
+
+static void tune_keys(void **state)
+{
+	(void)state;
+	/* Defaults; an empty [Tune] is no rule. */
+	expect_ok("[Match]\n[Tune]\n");
+	assert_false(rt_profile_has(&prof, RT_PK_TUNE_PARAMETER));
+	assert_int_equal(prof.tune_cooldown_ms, RT_TUNE_DEF_COOLDOWN_MS);
+	assert_int_equal(prof.tune_interval_ms, RT_TUNE_DEF_INTERVAL_MS);
+	assert_int_equal(prof.tune_guard, RT_TM_NONE);
+	assert_int_equal(prof.metrics_top_qps, 0);
+
+	expect_ok(TUNE_RULE "Parameter=AIRateMbps\n" TUNE_REST
+		  "CooldownMs=0\nIntervalMs=100\nGuard=out-of-sequence\n"
+		  "GuardTolerance=0\n[Agent]\nMetricsTopQPs=1000\n");
+	assert_int_equal(prof.line[RT_PK_TUNE_PARAMETER], 5);
+	assert_int_equal(prof.tune_param, RT_DCQCN_AI_RATE_MBPS);
+	assert_int_equal(prof.tune_metric, RT_TM_ECN);
+	assert_int_equal(prof.tune_dir, RT_TUNE_DECREASE);
+	assert_int_equal(prof.tune_step, 1);
+	assert_int_equal(prof.tune_above, 1000);
+	assert_int_equal(prof.tune_below, 100);
+	assert_int_equal(prof.tune_min, 1);
+	assert_int_equal(prof.tune_max, 10);
+	assert_int_equal(prof.tune_cooldown_ms, 0);
+	assert_int_equal(prof.tune_interval_ms, 100);
+	assert_int_equal(prof.tune_guard,
+			 RT_TM_CNT + ROCETUNE_A_CNT_OUT_OF_SEQUENCE);
+	assert_int_equal(prof.metrics_top_qps, 1000);
+	assert_string_equal(rt_pkey_section(RT_PK_TUNE_GUARD), "Tune");
+	assert_string_equal(rt_pkey_section(RT_PK_AGENT_METRICS_TOP_QPS),
+			    "Agent");
+
+	/* Metric names, both ways. */
+	assert_int_equal(rt_tune_metric_parse("cnp"), RT_TM_CNP);
+	assert_int_equal(rt_tune_metric_parse("pause"), RT_TM_PAUSE);
+	assert_int_equal(rt_tune_metric_parse("tx-pause"), RT_TM_TX_PAUSE);
+	assert_int_equal(rt_tune_metric_parse("tx-cnp-pkts"),
+			 RT_TM_CNT + ROCETUNE_A_CNT_TX_CNP_PKTS);
+	assert_int_equal(rt_tune_metric_parse("tx_cnp_pkts"), RT_TM_NONE);
+	assert_int_equal(rt_tune_metric_parse(""), RT_TM_NONE);
+	assert_string_equal(rt_tune_metric_name(RT_TM_RX_PAUSE), "rx-pause");
+	assert_string_equal(rt_tune_metric_name(RT_TM_CNT +
+						ROCETUNE_A_CNT_LOCAL_ACK_TIMEOUTS),
+			    "local-ack-timeouts");
+	assert_null(rt_tune_metric_name(RT_TM_NONE));
+	assert_null(rt_tune_metric_name(RT_TM_CNT + ROCETUNE_A_CNT_MAX + 1));
+
+	/* Each key alone, wrong (and the rule is incomplete too). */
+	expect_err("[Match]\n[Tune]\nParameter=Enable\n", 3,
+		       "a boolean cannot be tuned in steps");
+	expect_err("[Match]\n[Tune]\nParameter=aiRateMbps\n", 3,
+		       "not a [DCQCN] key");
+	expect_err("[Match]\n[Tune]\nMetric=CNP\n", 3, "not a metric");
+	expect_err("[Match]\n[Tune]\nGuard=pfc\n", 3, "not a metric");
+	expect_err("[Match]\n[Tune]\nDirection=down\n", 3,
+		       "not a direction (increase or decrease)");
+	expect_err("[Match]\n[Tune]\nStep=0\n", 3,
+		       "out of range (decimal 1..4294967295");
+	expect_err("[Match]\n[Tune]\nAbove=1000000000001\n", 3,
+		       "out of range (decimal 0..1000000000000");
+	expect_err("[Match]\n[Tune]\nCooldownMs=-1\n", 3,
+		       "no sign allowed");
+	expect_err("[Match]\n[Tune]\nIntervalMs=99\n", 3,
+		       "out of range (decimal 100..3600000");
+	expect_one_err("[Match]\n[Agent]\nMetricsTopQPs=1001\n", 3,
+		       "out of range (decimal 0..1000");
+	expect_err("[Match]\n[Tune]\nStep=\n", 3,
+		       "needs a value (decimal 1..4294967295)");
+
+	/* The rule as a whole. */
+	expect_err(TUNE_RULE "Parameter=AIRateMbps\n", 4,
+		   "[Tune]: no Metric= (a rule needs");
+	expect_err(TUNE_RULE "Parameter=AIRateMbps\n", 4, "[Tune]: no Max=");
+	assert_int_equal(diag.n, 7);
+	expect_one_err(TUNE_RULE "Parameter=MinRateMbps\n" TUNE_REST, 5,
+		       "needs MinRateMbps= in [DCQCN] (the value the rule starts from");
+	expect_one_err(TUNE_RULE "Parameter=AIRateMbps\n" TUNE_REST
+		       "Below=1000\n", 13,
+		       "[Tune] Below=1000: not below Above=1000 on line 9");
+	expect_one_err(TUNE_RULE "Parameter=AIRateMbps\n" TUNE_REST
+		       "Below=2000\n", 13, "(hysteresis: act above Above=");
+	expect_one_err(TUNE_RULE "Parameter=AIRateMbps\n" TUNE_REST
+		       "Min=10\nMax=5\n", 13,
+		       "[Tune] Min=10: not below Max=5 on line 14");
+	expect_one_err(TUNE_RULE "Parameter=AIRateMbps\n" TUNE_REST
+		       "Min=6\n", 3,
+		       "[DCQCN] AIRateMbps=5: outside [Tune] Min=6..Max=10");
+	expect_one_err(TUNE_RULE "Parameter=AIRateMbps\n" TUNE_REST
+		       "Step=10\n", 13, "larger than Max - Min = 9");
+	expect_ok(TUNE_RULE "Parameter=AIRateMbps\n" TUNE_REST "Step=9\n");
+	expect_one_err("[Match]\n[DCQCN]\nGD=4\n[Tune]\nParameter=GD\n"
+		       TUNE_REST "Max=16\n", 13,
+		       "[Tune] Max=16: outside the range of GD (0..15)");
+	expect_one_err("[Match]\n[DCQCN]\nThreshold=4\n[Tune]\n"
+		       "Parameter=Threshold\n" TUNE_REST "Min=0\n", 13,
+		       "[Tune] Min=0: outside the range of Threshold (1..31)");
+	expect_one_err(TUNE_RULE "Parameter=AIRateMbps\n" TUNE_REST
+		       "GuardTolerance=5\n", 13,
+		       "only used with Guard= (Guard= is not given)");
+	/* A bad key makes the rule incomplete, not a cascade of errors. */
+	expect_one_err(TUNE_RULE "Parameter=AIRateMbps\n" TUNE_REST
+		       "Min=x\n", 13, "[Tune] Min=x: not a decimal number");
+	/* A later key wins, and the rule is judged with it. */
+	expect_ok(TUNE_RULE "Parameter=AIRateMbps\n" TUNE_REST
+		  "Below=2000\nBelow=999\n");
+	assert_int_equal(prof.tune_below, 999);
+}
+
 static void corpus_good(void **state)
 {
 	struct rt_profile_set set;
@@ -1149,6 +1264,7 @@ int main(void)
 		cmocka_unit_test(load_dir_too_many),
 		cmocka_unit_test(profile_dir_env),
 		cmocka_unit_test(agent_keys),
+		cmocka_unit_test(tune_keys),
 		cmocka_unit_test(corpus_bad),
 		cmocka_unit_test(corpus_good),
 	};

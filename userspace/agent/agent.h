@@ -5,6 +5,7 @@
  * The pure parts (no system calls, unit-tested in tests/test_agent.c):
  *   ag_ratelimit.c  the bound on drift re-applies per NIC
  *   ag_watchdog.c   the pause-storm action state machine per NIC
+ *   ag_tune.c       the decisions of a [Tune] rule (closed loop)
  *   ag_metrics.c    the agent's series in the Prometheus text format
  *   ag_rtnl.c       parsing of rtnetlink link and DCB notifications
  * and the daemon:
@@ -100,6 +101,82 @@ enum ag_wd_do ag_wd_tick(struct ag_wd *wd, uint64_t now_ms);
 /* ag_wd_deadline() - when ag_wd_tick() has work, 0 if never. */
 uint64_t ag_wd_deadline(const struct ag_wd *wd);
 const char *ag_wd_state_name(enum ag_wd_state s);
+
+/* Closed-loop tuning: [Tune] (ag_tune.c) --------------------------------- */
+
+/* One rule, from a profile's [Tune] (ag_tune_rule_from()). */
+struct ag_tune_rule {
+	int dir;			/* +1 Direction=increase, -1 decrease */
+	uint64_t above, below;		/* events/s, below < above */
+	uint32_t step, min, max;
+	uint32_t base;			/* the profile's [DCQCN] value */
+	uint32_t cooldown_ms;
+	bool guard;			/* Guard= given */
+	uint64_t guard_tol;		/* events/s */
+};
+
+enum ag_tune_action {
+	AG_TUNE_HOLD,			/* nothing to write */
+	AG_TUNE_STEP,			/* one step away from the base */
+	AG_TUNE_BACK,			/* one step back toward the base */
+	AG_TUNE_REVERT,			/* undo the last step: the guard */
+};
+
+enum ag_tune_reason {
+	AG_TUNE_R_IDLE,			/* in the band, or at the base */
+	AG_TUNE_R_NO_DATA,		/* no sample since the last one used */
+	AG_TUNE_R_HIGH,			/* metric above Above= */
+	AG_TUNE_R_LOW,			/* metric below Below= */
+	AG_TUNE_R_GUARD,		/* guard worse than before the step */
+	AG_TUNE_R_COOLDOWN,		/* would move: CooldownMs= not over */
+	AG_TUNE_R_LIMIT,		/* would move: at Min= or Max= */
+	AG_TUNE_R_BLOCKED,		/* would move: that step was reverted */
+	AG_TUNE_R_NUM
+};
+
+struct ag_tune_state {
+	uint32_t value;			/* in force */
+	uint32_t prev;			/* before the last change */
+	uint64_t changed_ms;		/* of the last change (or failed try) */
+	bool changed;			/* changed_ms is valid */
+	bool watching;			/* the guard watches the last step */
+	uint64_t guard_before;		/* guard rate when it was decided */
+	int blocked;			/* +1/-1: steps that way were reverted */
+};
+
+/* One sample of the port's rates. */
+struct ag_tune_in {
+	uint64_t now_ms;
+	bool fresh;			/* taken after the last change, unused */
+	uint64_t metric;		/* events/s */
+	uint64_t guard;			/* events/s, when the rule has a guard */
+};
+
+struct ag_tune_decision {
+	enum ag_tune_action action;
+	enum ag_tune_reason reason;
+	int dir;			/* +1 up, -1 down, 0: the value stays */
+	uint32_t from, to;
+};
+
+void ag_tune_rule_from(struct ag_tune_rule *r, const struct rt_profile *p);
+void ag_tune_init(struct ag_tune_state *s, const struct ag_tune_rule *r);
+/*
+ * ag_tune_decide() - what to do on sample @in; pure.  A decision other
+ * than AG_TUNE_HOLD wants d->to written; then call ag_tune_update() with
+ * whether that worked.  Call ag_tune_update() after a hold too.
+ */
+void ag_tune_decide(const struct ag_tune_rule *r,
+		    const struct ag_tune_state *s, const struct ag_tune_in *in,
+		    struct ag_tune_decision *d);
+/* ag_tune_update() - the state after decision @d (@applied: written). */
+void ag_tune_update(const struct ag_tune_rule *r, struct ag_tune_state *s,
+		    const struct ag_tune_in *in,
+		    const struct ag_tune_decision *d, bool applied);
+/* "hold", "step", "back", "revert"; "high", "cooldown", ...; "up" ... */
+const char *ag_tune_action_name(enum ag_tune_action a);
+const char *ag_tune_reason_name(enum ag_tune_reason r);
+const char *ag_tune_dir_name(int dir);
 
 /* Metrics (ag_metrics.c) ------------------------------------------------- */
 

@@ -150,6 +150,270 @@ static void wd_restore_immediately(void **state)
 	assert_int_equal(wd.state, AG_WD_IDLE);
 }
 
+/* ---- closed-loop tuning ---- */
+
+/* The rule of the tests: base 10 in 4..40, Step=8, above 1000, below 100. */
+static void tune_rule(struct ag_tune_rule *r, int dir, bool guard)
+{
+	memset(r, 0, sizeof(*r));
+	r->dir = dir;
+	r->above = 1000;
+	r->below = 100;
+	r->step = 8;
+	r->min = 4;
+	r->max = 40;
+	r->base = 10;
+	r->cooldown_ms = 5000;
+	r->guard = guard;
+	r->guard_tol = 50;
+}
+
+/*
+ * One sample at @now with @metric and @guard: decide, check the action
+ * and the value it wants, then update as if the write worked.
+ */
+static void tune_expect(const struct ag_tune_rule *r, struct ag_tune_state *s,
+			uint64_t now, uint64_t metric, uint64_t guard,
+			enum ag_tune_action action, enum ag_tune_reason reason,
+			uint32_t to)
+{
+	struct ag_tune_in in = { .now_ms = now, .fresh = true,
+				 .metric = metric, .guard = guard };
+	struct ag_tune_decision d;
+
+	ag_tune_decide(r, s, &in, &d);
+	if (d.action != action || d.reason != reason || d.to != to)
+		fprintf(stderr, "# at %llu ms, metric %llu guard %llu: %s (%s) %u -> %u, wanted %s (%s) -> %u\n",
+			(unsigned long long)now, (unsigned long long)metric,
+			(unsigned long long)guard, ag_tune_action_name(d.action),
+			ag_tune_reason_name(d.reason), d.from, d.to,
+			ag_tune_action_name(action), ag_tune_reason_name(reason),
+			to);
+	assert_int_equal(d.action, action);
+	assert_int_equal(d.reason, reason);
+	assert_int_equal(d.to, to);
+	assert_int_equal(d.from, s->value);
+	ag_tune_update(r, s, &in, &d, true);
+	assert_int_equal(s->value, to);
+}
+
+static void tune_step_cooldown_back(void **state)
+{
+	struct ag_tune_rule r;
+	struct ag_tune_state s;
+
+	(void)state;
+	tune_rule(&r, 1, false);
+	ag_tune_init(&s, &r);
+	assert_int_equal(s.value, 10);
+	/* Quiet, and the hysteresis band: nothing. */
+	tune_expect(&r, &s, 0, 0, 0, AG_TUNE_HOLD, AG_TUNE_R_IDLE, 10);
+	tune_expect(&r, &s, 100, 1000, 0, AG_TUNE_HOLD, AG_TUNE_R_IDLE, 10);
+	tune_expect(&r, &s, 200, 100, 0, AG_TUNE_HOLD, AG_TUNE_R_IDLE, 10);
+	/* Above: exactly one step, then the cool-down holds it ... */
+	tune_expect(&r, &s, 1000, 1001, 0, AG_TUNE_STEP, AG_TUNE_R_HIGH, 18);
+	tune_expect(&r, &s, 1100, 5000, 0, AG_TUNE_HOLD, AG_TUNE_R_COOLDOWN, 18);
+	tune_expect(&r, &s, 5999, 5000, 0, AG_TUNE_HOLD, AG_TUNE_R_COOLDOWN, 18);
+	/* ... until it is over. */
+	tune_expect(&r, &s, 6000, 5000, 0, AG_TUNE_STEP, AG_TUNE_R_HIGH, 26);
+	tune_expect(&r, &s, 11000, 5000, 0, AG_TUNE_STEP, AG_TUNE_R_HIGH, 34);
+	/* Clamped to Max=40, then at the limit. */
+	tune_expect(&r, &s, 16000, 5000, 0, AG_TUNE_STEP, AG_TUNE_R_HIGH, 40);
+	tune_expect(&r, &s, 21000, 5000, 0, AG_TUNE_HOLD, AG_TUNE_R_LIMIT, 40);
+	/* Back into the band: stays (hysteresis). */
+	tune_expect(&r, &s, 30000, 500, 0, AG_TUNE_HOLD, AG_TUNE_R_IDLE, 40);
+	/* Below: back one step at a time, never past the base. */
+	tune_expect(&r, &s, 31000, 99, 0, AG_TUNE_BACK, AG_TUNE_R_LOW, 32);
+	tune_expect(&r, &s, 32000, 0, 0, AG_TUNE_HOLD, AG_TUNE_R_COOLDOWN, 32);
+	tune_expect(&r, &s, 36000, 0, 0, AG_TUNE_BACK, AG_TUNE_R_LOW, 24);
+	tune_expect(&r, &s, 41000, 0, 0, AG_TUNE_BACK, AG_TUNE_R_LOW, 16);
+	tune_expect(&r, &s, 46000, 0, 0, AG_TUNE_BACK, AG_TUNE_R_LOW, 10);
+	tune_expect(&r, &s, 51000, 0, 0, AG_TUNE_HOLD, AG_TUNE_R_IDLE, 10);
+	assert_string_equal(ag_tune_action_name(AG_TUNE_BACK), "back");
+	assert_string_equal(ag_tune_reason_name(AG_TUNE_R_COOLDOWN), "cooldown");
+	assert_string_equal(ag_tune_dir_name(-1), "down");
+	assert_string_equal(ag_tune_dir_name(0), "none");
+}
+
+static void tune_decrease_and_min(void **state)
+{
+	struct ag_tune_rule r;
+	struct ag_tune_state s;
+
+	(void)state;
+	tune_rule(&r, -1, false);
+	r.cooldown_ms = 0;
+	ag_tune_init(&s, &r);
+	/* 10 - 8 = 2 is below Min=4: clamped. */
+	tune_expect(&r, &s, 0, 2000, 0, AG_TUNE_STEP, AG_TUNE_R_HIGH, 4);
+	tune_expect(&r, &s, 1, 2000, 0, AG_TUNE_HOLD, AG_TUNE_R_LIMIT, 4);
+	/* Back up toward the base, not past it (4 + 8 > 10). */
+	tune_expect(&r, &s, 2, 0, 0, AG_TUNE_BACK, AG_TUNE_R_LOW, 10);
+	tune_expect(&r, &s, 3, 0, 0, AG_TUNE_HOLD, AG_TUNE_R_IDLE, 10);
+	/* Step larger than the value: no wrap below 0. */
+	r.min = 0;
+	r.step = 30;
+	tune_expect(&r, &s, 4, 2000, 0, AG_TUNE_STEP, AG_TUNE_R_HIGH, 0);
+	/* Max near UINT32_MAX: no overflow. */
+	tune_rule(&r, 1, false);
+	r.base = r.min = UINT32_MAX - 10;
+	r.max = UINT32_MAX;
+	r.step = 8;
+	ag_tune_init(&s, &r);
+	tune_expect(&r, &s, 0, 2000, 0, AG_TUNE_STEP, AG_TUNE_R_HIGH,
+		    UINT32_MAX - 2);
+	tune_expect(&r, &s, 10000, 2000, 0, AG_TUNE_STEP, AG_TUNE_R_HIGH,
+		    UINT32_MAX);
+}
+
+static void tune_guard_reverts(void **state)
+{
+	struct ag_tune_rule r;
+	struct ag_tune_state s;
+
+	(void)state;
+	tune_rule(&r, 1, true);
+	ag_tune_init(&s, &r);
+	/* A step with the guard at 200/s; within the tolerance it stays. */
+	tune_expect(&r, &s, 0, 2000, 200, AG_TUNE_STEP, AG_TUNE_R_HIGH, 18);
+	assert_true(s.watching);
+	tune_expect(&r, &s, 1000, 2000, 250, AG_TUNE_HOLD, AG_TUNE_R_COOLDOWN, 18);
+	/* Worse than 200 + 50: reverted at once, cool-down or not. */
+	tune_expect(&r, &s, 2000, 2000, 251, AG_TUNE_REVERT, AG_TUNE_R_GUARD, 10);
+	assert_false(s.watching);
+	/* The same step is not tried again while the metric stays high ... */
+	tune_expect(&r, &s, 20000, 2000, 0, AG_TUNE_HOLD, AG_TUNE_R_BLOCKED, 10);
+	tune_expect(&r, &s, 30000, 500, 0, AG_TUNE_HOLD, AG_TUNE_R_IDLE, 10);
+	tune_expect(&r, &s, 40000, 2000, 0, AG_TUNE_HOLD, AG_TUNE_R_BLOCKED, 10);
+	/* ... only after it went below Below=. */
+	tune_expect(&r, &s, 50000, 50, 0, AG_TUNE_HOLD, AG_TUNE_R_IDLE, 10);
+	tune_expect(&r, &s, 60000, 2000, 0, AG_TUNE_STEP, AG_TUNE_R_HIGH, 18);
+	/* The guard watches until the cool-down is over, then stops. */
+	tune_expect(&r, &s, 64000, 2000, 0, AG_TUNE_HOLD, AG_TUNE_R_COOLDOWN, 18);
+	assert_true(s.watching);
+	tune_expect(&r, &s, 65000, 500, 0, AG_TUNE_HOLD, AG_TUNE_R_IDLE, 18);
+	assert_false(s.watching);
+	tune_expect(&r, &s, 70000, 500, 100000, AG_TUNE_HOLD, AG_TUNE_R_IDLE, 18);
+	/* A step back is guarded too; its revert blocks going back. */
+	tune_expect(&r, &s, 80000, 0, 10, AG_TUNE_BACK, AG_TUNE_R_LOW, 10);
+	tune_expect(&r, &s, 81000, 0, 100, AG_TUNE_REVERT, AG_TUNE_R_GUARD, 18);
+	tune_expect(&r, &s, 90000, 0, 0, AG_TUNE_HOLD, AG_TUNE_R_BLOCKED, 18);
+	tune_expect(&r, &s, 95000, 1001, 0, AG_TUNE_STEP, AG_TUNE_R_HIGH, 26);
+	tune_expect(&r, &s, 100000, 0, 0, AG_TUNE_BACK, AG_TUNE_R_LOW, 18);
+	/* Without Guard=, nothing reverts. */
+	tune_rule(&r, 1, false);
+	ag_tune_init(&s, &r);
+	tune_expect(&r, &s, 0, 2000, 0, AG_TUNE_STEP, AG_TUNE_R_HIGH, 18);
+	tune_expect(&r, &s, 100, 2000, 1000000, AG_TUNE_HOLD, AG_TUNE_R_COOLDOWN, 18);
+}
+
+static void tune_stale_and_failed(void **state)
+{
+	struct ag_tune_in in = { .now_ms = 0, .fresh = false, .metric = 5000 };
+	struct ag_tune_decision d;
+	struct ag_tune_rule r;
+	struct ag_tune_state s, before;
+
+	(void)state;
+	tune_rule(&r, 1, true);
+	ag_tune_init(&s, &r);
+	/* No new sample: no decision, no state change. */
+	ag_tune_decide(&r, &s, &in, &d);
+	assert_int_equal(d.action, AG_TUNE_HOLD);
+	assert_int_equal(d.reason, AG_TUNE_R_NO_DATA);
+	before = s;
+	ag_tune_update(&r, &s, &in, &d, false);
+	assert_memory_equal(&s, &before, sizeof(s));
+	/* A write that failed: the value stays, the cool-down starts. */
+	in.fresh = true;
+	in.now_ms = 1000;
+	ag_tune_decide(&r, &s, &in, &d);
+	assert_int_equal(d.action, AG_TUNE_STEP);
+	ag_tune_update(&r, &s, &in, &d, false);
+	assert_int_equal(s.value, 10);
+	assert_false(s.watching);
+	in.now_ms = 2000;
+	ag_tune_decide(&r, &s, &in, &d);
+	assert_int_equal(d.reason, AG_TUNE_R_COOLDOWN);
+	in.now_ms = 6000;
+	ag_tune_decide(&r, &s, &in, &d);
+	assert_int_equal(d.action, AG_TUNE_STEP);
+	assert_int_equal(d.to, 18);
+}
+
+/* A tiny PRNG, so that the run is the same every time. */
+static uint32_t tune_rand(uint32_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 17;
+	*x ^= *x << 5;
+	return *x;
+}
+
+/*
+ * Whatever the rates and whichever writes fail: the value never leaves
+ * Min..Max, moves at most one Step= per change (a revert undoes exactly
+ * one), and changes (steps and backs) are CooldownMs= apart.
+ */
+static void tune_invariants(void **state)
+{
+	struct ag_tune_rule r;
+	struct ag_tune_state s;
+	struct ag_tune_decision d;
+	struct ag_tune_in in = { 0 };
+	uint64_t last_change = 0;
+	unsigned int i, steps = 0, backs = 0, reverts = 0, limits = 0;
+	bool changed = false;
+	uint32_t x = 12345, v;
+	int dir;
+
+	(void)state;
+	for (dir = -1; dir <= 1; dir += 2) {
+		tune_rule(&r, dir, true);
+		r.step = 7;
+		ag_tune_init(&s, &r);
+		changed = false;
+		for (i = 0; i < 200000; i++) {
+			in.now_ms += 100 + tune_rand(&x) % 900;
+			in.fresh = tune_rand(&x) % 10 != 0;
+			in.metric = tune_rand(&x) % 3000;
+			in.guard = tune_rand(&x) % 400;
+			v = s.value;
+			ag_tune_decide(&r, &s, &in, &d);
+			assert_int_equal(d.from, v);
+			if (d.action == AG_TUNE_STEP || d.action == AG_TUNE_BACK) {
+				assert_true(d.to != v);
+				assert_true(d.to >= r.min && d.to <= r.max);
+				assert_true((d.to > v ? d.to - v : v - d.to) <=
+					    r.step);
+				if (changed)
+					assert_true(in.now_ms >= last_change +
+						    r.cooldown_ms);
+			}
+			if (d.action == AG_TUNE_REVERT)
+				assert_int_equal(d.to, s.prev);
+			if (d.action != AG_TUNE_HOLD) {
+				changed = true;
+				last_change = in.now_ms;
+			}
+			steps += d.action == AG_TUNE_STEP;
+			backs += d.action == AG_TUNE_BACK;
+			reverts += d.action == AG_TUNE_REVERT;
+			limits += d.reason == AG_TUNE_R_LIMIT;
+			ag_tune_update(&r, &s, &in, &d, tune_rand(&x) % 8 != 0);
+			assert_true(s.value >= r.min && s.value <= r.max);
+			/* A back step never crosses the base. */
+			if (d.action == AG_TUNE_BACK)
+				assert_true(dir > 0 ? s.value >= r.base :
+					    s.value <= r.base);
+		}
+	}
+	fprintf(stderr, "# tune: %u steps, %u backs, %u reverts, %u at a limit\n",
+		steps, backs, reverts, limits);
+	/* The run went through every kind of decision. */
+	assert_true(steps > 100 && backs > 100 && reverts > 10 && limits > 10);
+}
+
 /* ---- metrics ---- */
 
 static char *metrics_text(const struct ag_global *g,
@@ -355,6 +619,11 @@ int main(void)
 		cmocka_unit_test(wd_start_end_restore),
 		cmocka_unit_test(wd_two_prios_and_restart),
 		cmocka_unit_test(wd_restore_immediately),
+		cmocka_unit_test(tune_step_cooldown_back),
+		cmocka_unit_test(tune_decrease_and_min),
+		cmocka_unit_test(tune_guard_reverts),
+		cmocka_unit_test(tune_stale_and_failed),
+		cmocka_unit_test(tune_invariants),
 		cmocka_unit_test(metrics_families),
 		cmocka_unit_test(drift_table_bounded),
 		cmocka_unit_test(rtnl_messages),

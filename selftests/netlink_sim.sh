@@ -507,7 +507,7 @@ storm_with_queries() {
 # that port in a loop meanwhile.  Checks the events (and the rates).
 rates_run() {
 	local query=$1 id=$ID_RATE dev=rsim_ib$ID_RATE ival=400 thresh=3000
-	local n0 t0 t1 t nq=0 r v rates="" grow=2000
+	local n0 t0 t1 t nq=0 r v rates="" grow=2000 qpid
 
 	# With queries, the counters grow longer: time for several of them
 	# (a few hundred ms each under TCG) while the rate is steady.
@@ -522,6 +522,21 @@ rates_run() {
 		cnp-rate=cnp_rate_thresh="$thresh" ecn-rate=ecn_rate_thresh="$thresh"
 	echo 100 > "$SIM_DFS/$id/hw_refresh_ms"
 	sleep 0.9
+	if [ "$query" = 1 ]; then
+		# Each "port get" takes a fresh sample (at most every
+		# 10 ms); the rates it shows must still span a whole interval
+		# of the periodic samples.  Requests 20 ms apart (windows of
+		# tens of ms over 100 ms steps would give rates of 0 or
+		# several times the true one), from before the counters
+		# start to grow (a Python start can take seconds on a loaded
+		# TCG host) until after they stop.
+		python3 "$RT_SELFTESTS/rt_genl.py" repeat $((grow / 1000 + 2)) \
+			port_get "DEV_NAME:str:$dev" PORT_INDEX:u32:1 \
+			> "$RT_TMP/rates.json" &
+		qpid=$!
+		wait_for 30 test -s "$RT_TMP/rates.json"
+		check_err $? "rt_genl.py repeat port_get did not start"
+	fi
 	n0=$(mon_lines)
 	t0=$(now_ms)
 	# The CNP rate is sent + received: 4000 + 4000 per second.
@@ -530,17 +545,11 @@ rates_run() {
 	echo "RxECNMrkd 8000 $grow" > "$SIM_DFS/$id/grow"
 	t1=$(now_ms)
 	if [ "$query" = 1 ]; then
-		# Each "port get" takes a fresh sample (at most every
-		# 10 ms); the rates it shows must still span a whole interval
-		# of the periodic samples.  Requests 20 ms apart (windows of
-		# tens of ms over 100 ms steps would give rates of 0 or
-		# several times the true one),
-		# answered while the counters grow steadily (from two
-		# intervals after the start to the end, with TCG slack),
+		# Those answered while the counters grow steadily (from two
+		# intervals after the start to the end, with TCG slack)
 		# show 0.5..1.25 times the true ECN-CE rate of 8000/s.
-		python3 "$RT_SELFTESTS/rt_genl.py" repeat $((grow / 1000)) \
-			port_get "DEV_NAME:str:$dev" PORT_INDEX:u32:1 \
-			> "$RT_TMP/rates.json"
+		wait "$qpid"
+		check_err $? "rt_genl.py repeat port_get failed"
 		nq=$(wc -l < "$RT_TMP/rates.json")
 		r=$(jq -r --argjson from $((t1 + 2 * ival + 100)) \
 			--argjson to $((t0 + grow - 100)) '

@@ -57,6 +57,15 @@ void ag_stats_drift(struct ag_stats *s, const char *setting)
 	s->drift[i].n++;
 }
 
+void ag_stats_tune(struct ag_stats *s, const struct ag_tune_decision *d)
+{
+	/* Nothing to do is no decision: not counted. */
+	if (d->reason == AG_TUNE_R_IDLE || d->reason == AG_TUNE_R_NO_DATA ||
+	    (unsigned int)d->reason >= AG_TUNE_R_NUM)
+		return;
+	s->tune_decisions[d->dir > 0 ? 2 : d->dir < 0 ? 0 : 1][d->reason]++;
+}
+
 const char *ag_act_name(enum ag_act a)
 {
 	switch (a) {
@@ -137,6 +146,52 @@ static void ag_write_hist(FILE *f, const char *name, const char *help,
 	for (i_ = 0; i_ < (n); i_++)					\
 		ag_write_u64(&fam_, (nics)[i_], (nics)[i_]->field);	\
 } while (0)
+
+/* {netdev="rsim5",parameter="AIRateMbps" -- the caller closes it. */
+static void ag_label_tune(FILE *f, const struct ag_stats *s)
+{
+	ag_label_nic(f, s);
+	fputs(",parameter=", f);
+	rt_prom_label_value(f, s->tune_param);
+}
+
+static void ag_write_tune(FILE *f, const struct ag_stats *const *nics,
+			  size_t n)
+{
+	static const char *const dirs[3] = { "down", "none", "up" };
+	struct ag_fam dec = { f, "rocetune_agent_tune_decisions_total",
+		"counter",
+		"Decisions of a NIC's [Tune] rule that moved its parameter or would have (held by cooldown, limit or blocked), by direction and reason.",
+		false };
+	struct ag_fam val = { f, "rocetune_agent_tune_value", "gauge",
+		"The value of the [Tune] rule's DCQCN parameter in force on a NIC, in the parameter's unit.",
+		false };
+	unsigned int d, r;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (!nics[i]->tune)
+			continue;
+		ag_fam_sample(&val, NULL);
+		ag_label_tune(f, nics[i]);
+		fprintf(f, "} %" PRIu32 "\n", nics[i]->tune_value);
+	}
+	for (i = 0; i < n; i++) {
+		if (!nics[i]->tune)
+			continue;
+		for (d = 0; d < 3; d++) {
+			for (r = 0; r < AG_TUNE_R_NUM; r++) {
+				if (!nics[i]->tune_decisions[d][r])
+					continue;
+				ag_fam_sample(&dec, NULL);
+				ag_label_tune(f, nics[i]);
+				fprintf(f, ",direction=\"%s\",reason=\"%s\"} %" PRIu64 "\n",
+					dirs[d], ag_tune_reason_name(r),
+					nics[i]->tune_decisions[d][r]);
+			}
+		}
+	}
+}
 
 static void ag_write_nics(FILE *f, const struct ag_stats *const *nics,
 			  size_t n)
@@ -264,6 +319,7 @@ static void ag_write_nics(FILE *f, const struct ag_stats *const *nics,
 		ag_label_nic(f, nics[i]);
 		fprintf(f, "} %.6f\n", nics[i]->last_action_latency_s);
 	}
+	ag_write_tune(f, nics, n);
 }
 
 void ag_metrics_write(FILE *f, const struct ag_global *g,

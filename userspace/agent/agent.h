@@ -227,7 +227,16 @@ struct ag_stats {
 	bool action_active;
 	double last_action_latency_s;	/* < 0: none yet */
 	double last_apply_time_s;	/* wall clock; 0: never */
+	/* [Tune] */
+	bool tune;			/* the profile has a rule */
+	char tune_param[40];		/* its Parameter=, "AIRateMbps" */
+	uint32_t tune_value;		/* in force */
+	/* decisions by direction (down, none, up) and reason */
+	uint64_t tune_decisions[3][AG_TUNE_R_NUM];
 };
+
+/* ag_stats_tune() - count decision @d of the NIC's [Tune] rule. */
+void ag_stats_tune(struct ag_stats *s, const struct ag_tune_decision *d);
 
 /* ag_stats_drift() - count one drift of @setting (bounded table). */
 void ag_stats_drift(struct ag_stats *s, const char *setting);

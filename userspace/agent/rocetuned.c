@@ -87,6 +87,14 @@ struct ag_nic {
 	bool saved_tout_ok;
 	uint16_t saved_tout;
 	bool storm_ms_done;		/* StormMs= given to the module */
+	/* [Tune]: the closed loop (ag_tune.c) */
+	bool tune;			/* the profile has a rule */
+	struct ag_tune_rule tr;
+	struct ag_tune_state ts;
+	uint64_t tune_due_ms;		/* the next sample */
+	uint64_t tune_sample_ns;	/* the module's sample last used */
+	enum ag_tune_reason tune_logged;	/* last hold reason logged */
+	bool tune_unavailable;		/* logged: the metric is absent */
 	struct ag_stats st;
 };
 
@@ -173,9 +181,11 @@ static const struct rt_profile *ag_profile(const struct ag_nic *an)
 static int ag_eff_build(struct ag_nic *an)
 {
 	const struct rt_profile *b = an->prof;
+	bool storm = b && b->wd_action != RT_WD_ALERT && an->wd.acted;
+	bool tune = b && an->tune && an->ts.value != an->tr.base;
 	uint8_t en;
 
-	if (!b || b->wd_action == RT_WD_ALERT || !an->wd.acted) {
+	if (!storm && !tune) {
 		free(an->eff);
 		an->eff = NULL;
 		return 0;
@@ -186,6 +196,11 @@ static int ag_eff_build(struct ag_nic *an)
 			return -ENOMEM;
 	}
 	*an->eff = *b;
+	/* The rule's value in force is no drift (its line: Parameter=). */
+	if (tune)
+		an->eff->dcqcn[b->tune_param] = an->ts.value;
+	if (!storm)
+		return 0;
 	if (b->wd_action == RT_WD_TIMEOUT) {
 		an->eff->pfc_storm_tout = b->wd_timeout_ms;
 		an->eff->line[RT_PK_PFC_STORM_TIMEOUT_MS] = ag_wd_line(b);
@@ -219,6 +234,19 @@ static int ag_restore_profile(const struct ag_nic *an, struct rt_profile *rp)
 		rp->line[RT_PK_PFC] = ag_wd_line(b);
 	}
 	return 0;
+}
+
+/*
+ * @p with only [DCQCN] @param (and [Match]): what a [Tune] decision
+ * writes, read back and, on failure, restored by the engine.
+ */
+static void ag_param_only(struct rt_profile *p, enum rt_dcqcn_param param)
+{
+	unsigned int k;
+
+	for (k = RT_PK_MATCH_NUM; k < RT_PK_NUM; k++)
+		if (k != RT_PK_DCQCN + param)
+			p->line[k] = 0;
 }
 
 /*
@@ -329,6 +357,26 @@ static void ag_storm_ms(struct ag *ag, struct ag_nic *an)
 	an->storm_ms_done = !err;
 }
 
+/* The [Tune] rule of the NIC's profile: it starts from the profile's value. */
+static void ag_tune_setup(struct ag_nic *an)
+{
+	const struct rt_profile *p = an->prof;
+
+	an->tune = p && rt_profile_has(p, RT_PK_TUNE_PARAMETER);
+	an->st.tune = an->tune;
+	an->tune_sample_ns = 0;
+	an->tune_logged = AG_TUNE_R_IDLE;
+	an->tune_unavailable = false;
+	if (!an->tune)
+		return;
+	ag_tune_rule_from(&an->tr, p);
+	ag_tune_init(&an->ts, &an->tr);
+	snprintf(an->st.tune_param, sizeof(an->st.tune_param), "%s",
+		 rt_dcqcn_keys[p->tune_param].key);
+	an->st.tune_value = an->ts.value;
+	an->tune_due_ms = ag_now_ms() + p->tune_interval_ms;
+}
+
 static void ag_nic_profile(struct ag *ag, struct ag_nic *an)
 {
 	const struct rt_profile *p;
@@ -345,6 +393,7 @@ static void ag_nic_profile(struct ag *ag, struct ag_nic *an)
 	an->drift_desc[0] = '\0';
 	an->wd.restore_after_ms = p ? p->wd_restore_after_ms : 0;
 	an->poll_due_ms = ag_now_ms() + (uint64_t)ag_poll_s(ag, p) * 1000;
+	ag_tune_setup(an);
 }
 
 /* NICs ------------------------------------------------------------------- */
@@ -679,8 +728,12 @@ static void ag_storm_restore(struct ag *ag, struct ag_nic *an)
 	struct rt_profile *rp;
 
 	an->st.action_active = false;
-	free(an->eff);
-	an->eff = NULL;
+	/* The action's part goes; a [Tune] value stays in force. */
+	an->wd.acted = 0;
+	if (ag_eff_build(an)) {
+		free(an->eff);
+		an->eff = NULL;
+	}
 	if (!an->prof || an->prof->wd_action == RT_WD_ALERT) {
 		ag_log(AG_NOTICE, "%s: pause storms over", an->nic.id.netdev);
 		return;
@@ -741,6 +794,200 @@ static void ag_storm_event(struct ag *ag, const struct rt_event *ev)
 			ag_log(AG_INFO, "%s: restoring in %u ms unless a storm starts again",
 			       an->nic.id.netdev, an->prof->wd_restore_after_ms);
 	}
+}
+
+/* Closed loop: [Tune] --------------------------------------------------- */
+
+static int ag_port_one_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	struct rt_port *port = arg;
+
+	rt_port_free(port);
+	memset(port, 0, sizeof(*port));
+	return rt_port_parse(nlh, port);
+}
+
+/*
+ * The rate of @metric on @port (events/s), false when the port has none
+ * of the counters it adds up.
+ */
+static bool ag_tune_rate(const struct rt_port *port, unsigned int metric,
+			 uint64_t *rate)
+{
+	static const unsigned int cnp[] = { ROCETUNE_A_CNT_TX_CNP_PKTS,
+					    ROCETUNE_A_CNT_RX_CNP_PKTS };
+	const struct rt_counter_set *r = &port->rates;
+	bool rx = false, tx = false, any = false;
+	unsigned int i;
+
+	*rate = 0;
+	switch (metric) {
+	case RT_TM_CNP:
+		if (!rt_has(port->attrs, ROCETUNE_A_RATES))
+			return false;
+		for (i = 0; i < ARRAY_SIZE(cnp); i++) {
+			if (!rt_counter_present(r, cnp[i]))
+				continue;
+			*rate += r->val[cnp[i]];
+			any = true;
+		}
+		return any;
+	case RT_TM_ECN:
+		metric = RT_TM_CNT + ROCETUNE_A_CNT_RX_ECN_CE_PKTS;
+		break;
+	case RT_TM_PAUSE:
+		rx = tx = true;
+		break;
+	case RT_TM_RX_PAUSE:
+		rx = true;
+		break;
+	case RT_TM_TX_PAUSE:
+		tx = true;
+		break;
+	default:
+		break;
+	}
+	if (rx || tx) {
+		if (!rt_has(port->attrs, ROCETUNE_A_PFC))
+			return false;
+		for (i = 0; i < port->pfc.nprio; i++) {
+			const struct rt_prio *q = &port->pfc.prio[i];
+
+			if (rx && rt_has(q->attrs, ROCETUNE_A_PRIO_RX_PAUSE_RATE)) {
+				*rate += q->rx_pause_rate;
+				any = true;
+			}
+			if (tx && rt_has(q->attrs, ROCETUNE_A_PRIO_TX_PAUSE_RATE)) {
+				*rate += q->tx_pause_rate;
+				any = true;
+			}
+		}
+		return any;
+	}
+	if (metric < RT_TM_CNT || !rt_has(port->attrs, ROCETUNE_A_RATES) ||
+	    !rt_counter_present(r, metric - RT_TM_CNT))
+		return false;
+	*rate = r->val[metric - RT_TM_CNT];
+	return true;
+}
+
+/* Write @value of the rule's parameter through the engine; 0: in force. */
+static int ag_tune_write(struct ag *ag, struct ag_nic *an, uint32_t value)
+{
+	struct rt_profile *ap;
+	int ret;
+
+	ap = malloc(sizeof(*ap));
+	if (!ap)
+		return -ENOMEM;
+	*ap = *ag_profile(an);
+	ap->dcqcn[an->prof->tune_param] = value;
+	ag_param_only(ap, an->prof->tune_param);
+	ret = ag_apply(ag, an, ap, "tune");
+	free(ap);
+	return ret;
+}
+
+/* One sample of the NIC's port rates, one decision of its rule. */
+static void ag_tune_tick(struct ag *ag, struct ag_nic *an)
+{
+	const struct rt_profile *p = an->prof;
+	const char *param = rt_dcqcn_keys[p->tune_param].key;
+	const char *nd = an->nic.id.netdev;
+	struct ag_tune_decision d;
+	struct ag_tune_in in = { 0 };
+	struct rt_port port;
+	uint64_t sample_ns;
+	char guard[160] = "";
+	struct nl_msg *msg;
+	bool ok, applied;
+	int err, level;
+
+	if (!ag->cmd_open || !an->nic.id.rdma_dev[0])
+		return;		/* no module, no rates: nothing to decide on */
+	memset(&port, 0, sizeof(port));
+	msg = rt_nl_msg_dev(&ag->cmd, ROCETUNE_CMD_PORT_GET,
+			    an->nic.id.rdma_dev, an->nic.port);
+	if (!msg)
+		return;
+	err = rt_nl_do(&ag->cmd, msg, ag_port_one_cb, &port);
+	if (err) {
+		ag_log(AG_DEBUG, "%s: tune: no port sample of %s/%u: %s", nd,
+		       an->nic.id.rdma_dev, an->nic.port, strerror(-err));
+		rt_port_free(&port);
+		return;
+	}
+	in.now_ms = ag_now_ms();
+	ok = ag_tune_rate(&port, p->tune_metric, &in.metric);
+	if (ok && an->tr.guard)
+		ok = ag_tune_rate(&port, p->tune_guard, &in.guard);
+	if (!ok) {
+		if (!an->tune_unavailable)
+			ag_log(AG_WARNING, "%s: [Tune] Metric=%s%s%s: the port %s/%u has no such rate (yet): %s stays %u",
+			       nd, rt_tune_metric_name(p->tune_metric),
+			       an->tr.guard ? " Guard=" : "",
+			       an->tr.guard ? rt_tune_metric_name(p->tune_guard) : "",
+			       an->nic.id.rdma_dev, an->nic.port, param,
+			       an->ts.value);
+		an->tune_unavailable = true;
+		rt_port_free(&port);
+		return;
+	}
+	an->tune_unavailable = false;
+	/* A sample the rule has not seen, taken after its last write. */
+	sample_ns = port.sample_time_ns;
+	in.fresh = rt_has(port.attrs, ROCETUNE_A_SAMPLE_TIME_NS) &&
+		   sample_ns > an->tune_sample_ns;
+	rt_port_free(&port);
+
+	ag_tune_decide(&an->tr, &an->ts, &in, &d);
+	applied = false;
+	if (d.action != AG_TUNE_HOLD)
+		applied = !ag_tune_write(ag, an, d.to);
+	if (in.fresh)
+		an->tune_sample_ns = applied ? ag_now_ns() : sample_ns;
+	ag_tune_update(&an->tr, &an->ts, &in, &d, applied);
+	ag_stats_tune(&an->st, &d);
+	an->st.tune_value = an->ts.value;
+	if (applied && ag_eff_build(an))
+		ag_log(AG_ERR, "%s: out of memory", nd);
+
+	if (an->tr.guard)
+		snprintf(guard, sizeof(guard), "; Guard=%s %" PRIu64 "/s%s",
+			 rt_tune_metric_name(p->tune_guard), in.guard,
+			 d.action == AG_TUNE_REVERT ? ", before the step" : "");
+	if (d.action == AG_TUNE_REVERT) {
+		ag_log(AG_WARNING, "%s: tune %s %u -> %u %s (revert, guard: %s rose to %" PRIu64 "/s, %" PRIu64 "/s before the step + GuardTolerance=%" PRIu64 ")",
+		       nd, param, d.from, d.to,
+		       applied ? "in force" : "FAILED",
+		       rt_tune_metric_name(p->tune_guard), in.guard,
+		       an->ts.guard_before, an->tr.guard_tol);
+		an->tune_logged = AG_TUNE_R_IDLE;
+		return;
+	}
+	if (d.action != AG_TUNE_HOLD) {
+		ag_log(AG_NOTICE, "%s: tune %s %u -> %u %s (%s %s: %s %" PRIu64 "/s %s %s=%" PRIu64 "%s)",
+		       nd, param, d.from, d.to, applied ? "in force" : "FAILED",
+		       ag_tune_action_name(d.action), ag_tune_dir_name(d.dir),
+		       rt_tune_metric_name(p->tune_metric), in.metric,
+		       d.reason == AG_TUNE_R_HIGH ? ">" : "<",
+		       d.reason == AG_TUNE_R_HIGH ? "Above" : "Below",
+		       d.reason == AG_TUNE_R_HIGH ? an->tr.above : an->tr.below,
+		       guard);
+		an->tune_logged = AG_TUNE_R_IDLE;
+		return;
+	}
+	/* A hold: said once per reason, the rest at debug level. */
+	level = d.reason == AG_TUNE_R_IDLE || d.reason == AG_TUNE_R_NO_DATA ||
+		d.reason == an->tune_logged ? AG_DEBUG : AG_INFO;
+	if (level == AG_INFO)
+		an->tune_logged = d.reason;
+	else if (d.reason == AG_TUNE_R_IDLE)
+		an->tune_logged = AG_TUNE_R_IDLE;
+	ag_log(level, "%s: tune %s %u held (%s: %s %" PRIu64 "/s, Above=%" PRIu64 " Below=%" PRIu64 ", Min=%u Max=%u, CooldownMs=%u%s)",
+	       nd, param, d.from, ag_tune_reason_name(d.reason),
+	       rt_tune_metric_name(p->tune_metric), in.metric, an->tr.above,
+	       an->tr.below, an->tr.min, an->tr.max, an->tr.cooldown_ms, guard);
 }
 
 /* Module events --------------------------------------------------------- */
@@ -1085,6 +1332,8 @@ static void ag_arm_timer(struct ag *ag)
 			due = ag_min_due(due, an->poll_due_ms);
 		due = ag_min_due(due, an->dcb_due_ms);
 		due = ag_min_due(due, ag_wd_deadline(&an->wd));
+		if (an->tune)
+			due = ag_min_due(due, an->tune_due_ms);
 	}
 	if (!due)
 		due = ag_now_ms() + 60000;
@@ -1140,6 +1389,10 @@ static void ag_due(struct ag *ag)
 				 "poll");
 			an->dcb_due_ms = 0;
 		}
+		if (an->tune && an->tune_due_ms <= now) {
+			an->tune_due_ms = now + an->prof->tune_interval_ms;
+			ag_tune_tick(ag, an);
+		}
 	}
 }
 
@@ -1165,6 +1418,78 @@ static int ag_port_cb(const struct nlmsghdr *nlh, void *arg)
 	}
 	l->n++;
 	return 0;
+}
+
+/* The QPs of a scrape: [Agent] MetricsTopQPs= of each NIC's profile. */
+struct ag_qp_list {
+	struct rt_qp *v;
+	size_t n, cap;
+	size_t max;			/* the sum of the NICs' top K */
+};
+
+static int ag_qp_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	struct ag_qp_list *l = arg;
+	struct rt_qp *v;
+
+	if (l->n == l->max)
+		return 0;
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 32;
+		v = realloc(l->v, l->cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		l->v = v;
+	}
+	if (!rt_qp_parse(nlh, &l->v[l->n]))
+		l->n++;
+	return 0;
+}
+
+/*
+ * Per NIC whose profile asks for it, the top K QPs of its port by
+ * received ECN-CE packets (as "rocetune -o prometheus qp show"), with
+ * the labels device and port of the port series.
+ */
+static void ag_fill_qps(FILE *f, struct ag *ag)
+{
+	struct ag_qp_list l = { 0 };
+	const struct rt_profile *p;
+	struct nl_msg *msg;
+	struct ag_nic *an;
+	size_t i, start;
+	int err;
+
+	for (i = 0; i < ag->n; i++) {
+		p = ag->nics[i]->prof;
+		if (p && p->metrics_top_qps)
+			l.max += p->metrics_top_qps;
+	}
+	for (i = 0; i < ag->n && l.max; i++) {
+		an = ag->nics[i];
+		p = an->prof;
+		if (!p || !p->metrics_top_qps || !an->nic.id.rdma_dev[0])
+			continue;
+		msg = rt_nl_msg_dev(&ag->cmd, ROCETUNE_CMD_QP_GET,
+				    an->nic.id.rdma_dev, an->nic.port);
+		if (!msg || nla_put_u32(msg, ROCETUNE_A_QP_TOP_K,
+					p->metrics_top_qps) ||
+		    nla_put_u32(msg, ROCETUNE_A_QP_TOP_BY,
+				ROCETUNE_A_QP_RX_ECN_CE_PKTS)) {
+			nlmsg_free(msg);
+			continue;
+		}
+		start = l.n;
+		err = rt_nl_dump(&ag->cmd, msg, ag_qp_cb, &l);
+		if (err) {
+			l.n = start;	/* no half answer */
+			ag_log(AG_DEBUG, "metrics: no QPs of %s/%u: %s",
+			       an->nic.id.rdma_dev, an->nic.port,
+			       strerror(-err));
+		}
+	}
+	rt_prom_write_qps(f, l.v, l.n);
+	free(l.v);
 }
 
 static void ag_fill_metrics(FILE *f, void *arg)
@@ -1198,6 +1523,29 @@ static void ag_fill_metrics(FILE *f, void *arg)
 	for (i = 0; i < l->n; i++)
 		rt_port_free(&l->v[i]);
 	free(l);
+	ag_fill_qps(f, ag);
+}
+
+static void ag_status_tune(struct rt_print *pr, const struct ag_nic *an)
+{
+	const struct rt_profile *p = an->prof;
+
+	rt_print_open_object(pr, "tune");
+	rt_print_string(pr, RT_PRINT_ANY, "parameter", "  tune: %s",
+			rt_dcqcn_keys[p->tune_param].key);
+	rt_print_uint(pr, RT_PRINT_ANY, "value", " %" PRIu64, an->ts.value);
+	rt_print_uint(pr, RT_PRINT_ANY, "base", " (profile %" PRIu64,
+		      an->tr.base);
+	rt_print_uint(pr, RT_PRINT_ANY, "min", ", Min=%" PRIu64, an->tr.min);
+	rt_print_uint(pr, RT_PRINT_ANY, "max", " Max=%" PRIu64 ")",
+		      an->tr.max);
+	rt_print_string(pr, RT_PRINT_ANY, "metric", ", Metric=%s",
+			rt_tune_metric_name(p->tune_metric));
+	rt_print_bool(pr, RT_PRINT_ANY, "guard_watching",
+		      ", guard watching: %s", an->ts.watching);
+	rt_print_string(pr, RT_PRINT_ANY, "blocked", ", steps blocked: %s\n",
+			ag_tune_dir_name(an->ts.blocked));
+	rt_print_close_object(pr);
 }
 
 static void ag_status_nic(struct rt_print *pr, const struct ag *ag,
@@ -1278,6 +1626,8 @@ static void ag_status_nic(struct rt_print *pr, const struct ag *ag,
 	rt_print_uint(pr, RT_PRINT_ANY, "storms", ", %" PRIu64 " storms\n",
 		      an->st.storm_starts);
 	rt_print_close_object(pr);
+	if (an->tune)
+		ag_status_tune(pr, an);
 	rt_print_close_object(pr);
 }
 

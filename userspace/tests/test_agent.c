@@ -502,8 +502,35 @@ static void metrics_families(void **state)
 	ag_hist_add(&g.storm_latency, 0.0123);
 	ag_hist_add(&g.storm_latency, 0.3);
 	ag_hist_add(&g.storm_latency, 99);
+	/* A [Tune] rule: two steps up, a revert, a hold; idle uncounted. */
+	a->tune = true;
+	snprintf(a->tune_param, sizeof(a->tune_param), "MinTimeBetweenCNPsUs");
+	a->tune_value = 12;
+	{
+		struct ag_tune_decision d = { AG_TUNE_STEP, AG_TUNE_R_HIGH, 1, 4, 8 };
+
+		ag_stats_tune(a, &d);
+		ag_stats_tune(a, &d);
+		d = (struct ag_tune_decision){ AG_TUNE_REVERT, AG_TUNE_R_GUARD,
+					       -1, 12, 8 };
+		ag_stats_tune(a, &d);
+		d = (struct ag_tune_decision){ AG_TUNE_HOLD, AG_TUNE_R_COOLDOWN,
+					       0, 8, 8 };
+		ag_stats_tune(a, &d);
+		d.reason = AG_TUNE_R_IDLE;
+		ag_stats_tune(a, &d);
+		d.reason = AG_TUNE_R_NO_DATA;
+		ag_stats_tune(a, &d);
+	}
 
 	t = metrics_text(&g, v, 2);
+	assert_non_null(strstr(t, "rocetune_agent_tune_value{netdev=\"rsim5\",parameter=\"MinTimeBetweenCNPsUs\"} 12\n"));
+	assert_non_null(strstr(t, "rocetune_agent_tune_decisions_total{netdev=\"rsim5\",parameter=\"MinTimeBetweenCNPsUs\",direction=\"up\",reason=\"high\"} 2\n"));
+	assert_non_null(strstr(t, "rocetune_agent_tune_decisions_total{netdev=\"rsim5\",parameter=\"MinTimeBetweenCNPsUs\",direction=\"down\",reason=\"guard\"} 1\n"));
+	assert_non_null(strstr(t, "rocetune_agent_tune_decisions_total{netdev=\"rsim5\",parameter=\"MinTimeBetweenCNPsUs\",direction=\"none\",reason=\"cooldown\"} 1\n"));
+	assert_int_equal(count(t, "rocetune_agent_tune_decisions_total{"), 3);
+	assert_int_equal(count(t, "# TYPE rocetune_agent_tune_decisions_total counter\n"), 1);
+	assert_null(strstr(t, "rocetune_agent_tune_value{netdev=\"va\""));
 	/* One HELP and TYPE per family. */
 	assert_int_equal(count(t, "# TYPE rocetune_agent_applies_total counter\n"), 1);
 	assert_int_equal(count(t, "# HELP rocetune_agent_applies_total "), 1);
@@ -537,6 +564,7 @@ static void metrics_families(void **state)
 	/* No NICs at all: still valid. */
 	t = metrics_text(&g, v, 0);
 	assert_null(strstr(t, "rocetune_agent_applies_total"));
+	assert_null(strstr(t, "rocetune_agent_tune"));
 	assert_non_null(strstr(t, "rocetune_agent_nics 0\n"));
 	promtool_clean(t);
 	free(t);

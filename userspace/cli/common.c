@@ -224,7 +224,8 @@ void rt_usage(FILE *f)
 {
 	fputs("Usage: rocetune [ OPTIONS ] OBJECT { COMMAND | help }\n"
 	      "       rocetune [ -V | -h ]\n"
-	      "where  OBJECT := { dev | port | qp | config | monitor | profile }\n"
+	      "where  OBJECT := { dev | port | qp | config | monitor | profile |\n"
+	      "                   agent }\n"
 	      "       OPTIONS := { -j | -p | -s | -o { text | json | prometheus } |\n"
 	      "                    -V | -h }  (long: --json --pretty --stats\n"
 	      "                    --output --version --help)\n"

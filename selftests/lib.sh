@@ -83,15 +83,19 @@ log_skip() {
 	RETMSG=
 }
 
-# rt_run_tests: run every function in ALL_TESTS, print the plan first.
+# rt_run_tests: run every function in ALL_TESTS, print the plan first, and
+# after each function the time it took (the suite's time budget is read
+# from these lines).
 rt_run_tests() {
-	local t n=0
+	local t n=0 t0
 
 	for t in $ALL_TESTS; do n=$((n + 1)); done
 	echo "TAP version 13"
 	echo "1..$n"
 	for t in $ALL_TESTS; do
+		t0=${EPOCHREALTIME/./}
 		"$t"
+		echo "# time: $t $(( (${EPOCHREALTIME/./} - t0) / 1000 )) ms"
 	done
 	if [ "$rt_nfail" -ne 0 ]; then
 		exit $KSFT_FAIL

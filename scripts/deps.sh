@@ -29,7 +29,7 @@ PACKAGES=(
 	busybox-static kmod
 	# tools used inside the VM
 	rdma-core ibverbs-utils rdmacm-utils perftest iproute2 ethtool
-	tcpdump tshark jq procps util-linux
+	tcpdump tshark jq gojq procps util-linux
 	# promtool, to check the Prometheus text format
 	prometheus
 )

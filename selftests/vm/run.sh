@@ -96,7 +96,7 @@ shell) deadline=0 ;;
 esac
 
 append="console=ttyS0 rdinit=/init panic=-1 oops=panic mitigations=off"
-append+=" slub_debug=FZPU quiet loglevel=4 ${RT_VM_APPEND:-}"
+append+=" slub_debug=FZP quiet loglevel=4 ${RT_VM_APPEND:-}"
 [ -z "$systemd" ] || append+=" rdinit=/init-systemd"
 qemu=(qemu-system-x86_64 -accel "tcg,thread=multi" -cpu max
 	-smp "${RT_VM_SMP:-2}" -m "${RT_VM_MEM:-2G}"

@@ -30,6 +30,8 @@ SBINDIR = $(PREFIX)/sbin
 UDEVDIR ?= $(PREFIX)/lib/udev
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 MODLOADDIR ?= $(PREFIX)/lib/modules-load.d
+DOCDIR ?= $(PREFIX)/share/doc/rocetune
+EXAMPLEDIR ?= $(DOCDIR)/examples
 DKMS_SRC ?= /usr/src
 # Kernels that make dkms-install builds for: KVER, else every kernel with
 # headers (dkms skips those outside BUILD_EXCLUSIVE_KERNEL).
@@ -91,25 +93,31 @@ install-kmod: kmod
 	$(MAKE) -C kmod KVER=$(KVER) INSTALL_MOD_PATH=$(DESTDIR) modules_install
 	$(if $(DESTDIR),,depmod -a $(shell scripts/kver.sh $(KVER)))
 
-# The CLI, man pages, completion, udev rules and helper, the apply unit,
-# modules-load.d and the example profiles (an existing /etc/rocetune file,
-# perhaps edited, is never overwritten).
+# The CLI, man pages, completion, udev rules and helper, the units,
+# modules-load.d, and the example profiles as documentation (EXAMPLEDIR):
+# a profile in /etc/rocetune is live configuration, applied to every NIC it
+# matches, so the profile directory is created empty and only ever written
+# by the administrator.
 install-tools: userspace
 	$(MAKE) -C userspace install DESTDIR=$(DESTDIR) PREFIX=$(PREFIX)
 	install -d $(DESTDIR)$(UDEVDIR)/rules.d $(DESTDIR)$(UNITDIR) \
-		$(DESTDIR)$(MODLOADDIR) $(DESTDIR)$(SYSCONFDIR)/rocetune
+		$(DESTDIR)$(MODLOADDIR) $(DESTDIR)$(SYSCONFDIR)/rocetune \
+		$(DESTDIR)$(EXAMPLEDIR)
 	$(SUBST) udev/90-rocetune.rules > $(DESTDIR)$(UDEVDIR)/rules.d/90-rocetune.rules
 	install -m 0755 udev/rocetune-udev-wants $(DESTDIR)$(UDEVDIR)/rocetune-udev-wants
 	$(SUBST) udev/rocetune-apply@.service > '$(DESTDIR)$(UNITDIR)/rocetune-apply@.service'
+	$(SUBST) userspace/agent/rocetuned.service > $(DESTDIR)$(UNITDIR)/rocetuned.service
 	install -m 0644 udev/rocetune.conf $(DESTDIR)$(MODLOADDIR)/rocetune.conf
+	install -m 0644 $(wildcard profiles/*.conf) $(DESTDIR)$(EXAMPLEDIR)/
 	@for f in $(wildcard profiles/*.conf); do \
 		t=$(DESTDIR)$(SYSCONFDIR)/rocetune/$${f##*/}; \
-		if [ -e "$$t" ]; then echo "install: keeping $$t"; \
-		else echo "install -m 0644 $$f $$t"; install -m 0644 "$$f" "$$t"; fi; \
+		if cmp -s "$$f" "$$t"; then echo "install: warning: $$t is the" \
+			"example as shipped (an older make install put it there); it is" \
+			"applied to every NIC it matches: remove it unless that is meant"; fi; \
 	done
 	$(if $(DESTDIR),,if [ -d /run/systemd/system ]; then systemctl daemon-reload; fi)
 
-# Profiles are removed only when they are still the examples as shipped.
+# /etc/rocetune is the administrator's: removed only when empty.
 uninstall:
 	rm -f $(DESTDIR)$(SBINDIR)/rocetune $(DESTDIR)$(SBINDIR)/rocetuned \
 		$(addprefix $(DESTDIR)$(PREFIX)/share/man/man8/,$(notdir $(wildcard userspace/man/*.8))) \
@@ -117,12 +125,10 @@ uninstall:
 		$(DESTDIR)$(UDEVDIR)/rules.d/90-rocetune.rules \
 		$(DESTDIR)$(UDEVDIR)/rocetune-udev-wants \
 		'$(DESTDIR)$(UNITDIR)/rocetune-apply@.service' \
-		$(DESTDIR)$(MODLOADDIR)/rocetune.conf
-	@for f in $(wildcard profiles/*.conf); do \
-		t=$(DESTDIR)$(SYSCONFDIR)/rocetune/$${f##*/}; \
-		if cmp -s "$$f" "$$t"; then rm -f "$$t"; \
-		elif [ -e "$$t" ]; then echo "uninstall: keeping edited $$t"; fi; \
-	done
+		$(DESTDIR)$(UNITDIR)/rocetuned.service \
+		$(DESTDIR)$(MODLOADDIR)/rocetune.conf \
+		$(addprefix $(DESTDIR)$(EXAMPLEDIR)/,$(notdir $(wildcard profiles/*.conf)))
+	-rmdir $(DESTDIR)$(EXAMPLEDIR) $(DESTDIR)$(DOCDIR) 2> /dev/null
 	-rmdir $(DESTDIR)$(SYSCONFDIR)/rocetune 2> /dev/null
 	rm -f $(DESTDIR)/lib/modules/$(shell scripts/kver.sh $(KVER))/updates/rocetune.ko*
 	$(if $(DESTDIR),,depmod -a $(shell scripts/kver.sh $(KVER)))

@@ -3,10 +3,13 @@
 #
 # deb.sh - the Debian packages of build/deb/ (make deb) on a host: in a
 # sysroot (sysroot.sh, an overlay of the host's root), "apt install
-# ./rocetune_*.deb ./rocetune-dkms_*.deb" installs the tools and the udev
-# rule and unit, DKMS builds and installs rocetune.ko for the kernels
-# (6.1, 6.12), and "apt purge" removes every file of both packages, the
-# modules, the DKMS tree and /etc/rocetune.  TAP on stdout; host, as root.
+# ./rocetune_*.deb ./rocetune-dkms_*.deb" installs the tools, the udev
+# rule and units (rocetuned not enabled), the example profiles as
+# documentation and an empty /etc/rocetune; DKMS builds and installs
+# rocetune.ko for the kernels (6.1, 6.12); a reinstall leaves the
+# administrator's profile alone; "apt purge" removes every file of both
+# packages, the modules and the DKMS tree, and leaves that profile.  TAP on
+# stdout; host, as root.
 set -uo pipefail
 
 source "$(dirname "$0")/../lib.sh"
@@ -17,6 +20,7 @@ ALL_TESTS="
 	apt_install
 	dkms_built_on_install
 	installed_files
+	reinstall_keeps_admin_profile
 	apt_purge
 	nothing_left
 "
@@ -31,6 +35,9 @@ for k in ${KERNELS:-6.1 6.12}; do
 	kvers+=("$kv")
 done
 debs=()
+examples=/usr/share/doc/rocetune/examples
+# The administrator's profile, under an example's name.
+admin=/etc/rocetune/50-lossless-roce.conf
 
 in_root() {
 	"$RT_SELFTESTS/system/sysroot.sh" "$sr" "$1"
@@ -73,20 +80,46 @@ dkms_built_on_install() {
 }
 
 installed_files() {
-	local f
+	local f conffiles enabled
 
 	RET=0
-	for f in /usr/sbin/rocetune /usr/lib/udev/rules.d/90-rocetune.rules \
+	for f in /usr/sbin/rocetune /usr/sbin/rocetuned /usr/lib/udev/rules.d/90-rocetune.rules \
 		/usr/lib/udev/rocetune-udev-wants /usr/lib/systemd/system/rocetune-apply@.service \
+		/usr/lib/systemd/system/rocetuned.service \
 		/usr/lib/modules-load.d/rocetune.conf /usr/src/rocetune-$version/dkms.conf; do
 		[ -e "$sr/upper$f" ] || check_err 1 "$f missing"
 	done
 	for f in "$RT_TOP"/profiles/*.conf; do
-		in_root "dpkg-query -W -f '\${Conffiles}\n' rocetune" |
-			grep -q " /etc/rocetune/${f##*/} " ||
-			check_err 1 "/etc/rocetune/${f##*/} is not a conffile"
+		cmp -s "$f" "$sr/upper$examples/${f##*/}" ||
+			check_err 1 "$examples/${f##*/} is not profiles/${f##*/}"
 	done
-	log_test "tools, rule, unit, modules-load.d, DKMS source; profiles are conffiles"
+	# A profile in /etc/rocetune is live: the package ships none.
+	[ -d "$sr/upper/etc/rocetune" ] &&
+		[ -z "$(find "$sr/upper/etc/rocetune" -mindepth 1)" ]
+	check_err $? "/etc/rocetune is not an empty directory"
+	conffiles=$(in_root "dpkg-query -W -f '\${Conffiles}' rocetune")
+	[ -z "$conffiles" ]
+	check_err $? "conffiles: $conffiles"
+	enabled=$(find "$sr/upper/etc/systemd" -name rocetuned.service 2> /dev/null)
+	[ -z "$enabled" ]
+	check_err $? "rocetuned.service was enabled: $enabled"
+	log_test "tools, rule, units (rocetuned not enabled), modules-load.d, DKMS source; examples in $examples, /etc/rocetune empty"
+}
+
+# The administrator writes a profile (under an example's name); installing
+# the package again (as an upgrade does) leaves it as it is.
+reinstall_keeps_admin_profile() {
+	RET=0
+	in_root "printf '[Match]\nName=ens1f0np0\n\n[Lossless]\nPFC=3\n' > $admin" &&
+		cp "$sr/upper$admin" "$base/deb-admin.conf"
+	check_err $? "cannot write $admin"
+	in_root "dpkg -i ${debs[0]}" > "$base/deb-reinstall.log" 2>&1
+	check_err $? "dpkg -i ${debs[0]##*/} again failed (build/system/deb-reinstall.log)"
+	cmp -s "$base/deb-admin.conf" "$sr/upper$admin"
+	check_err $? "the reinstall changed $admin"
+	[ "$(find "$sr/upper/etc/rocetune" -mindepth 1)" = "$sr/upper$admin" ]
+	check_err $? "/etc/rocetune has: $(find "$sr/upper/etc/rocetune" -mindepth 1 -printf '%P ')"
+	log_test "a reinstall leaves the administrator's $admin alone, adds nothing"
 }
 
 apt_purge() {
@@ -103,18 +136,21 @@ nothing_left() {
 	local left k
 
 	RET=0
-	# Any file whose path names rocetune, except dpkg's and apt's records
-	# and the tree's own files.
+	# Any file whose path names rocetune, except dpkg's and apt's records,
+	# the tree's own files and the administrator's profile (and its
+	# directory), which purge leaves as they are.
 	left=$(cd "$sr/upper" && find . \( -path "./${RT_TOP#/}" -o -path ./var/lib/dpkg \
 		-o -path ./var/cache -o -path ./var/log -o -path ./var/lib/apt \) -prune \
-		-o ! -type c -print | grep -i rocetune)
+		-o ! -type c ! -path ".$admin" ! -path ./etc/rocetune -print | grep -i rocetune)
 	[ -z "$left" ] || check_err 1 "left behind: ${left//$'\n'/ }"
+	cmp -s "$base/deb-admin.conf" "$sr/upper$admin"
+	check_err $? "purge removed or changed the administrator's $admin"
 	[ -z "$(in_root "dkms status -m rocetune")" ] || check_err 1 "dkms still knows rocetune"
 	for k in "${kvers[@]}"; do
 		in_root "modprobe -S $k --show-depends rocetune" > /dev/null 2>&1 &&
 			check_err 1 "modprobe -S $k still finds rocetune"
 	done
-	log_test "purge left no file, module, DKMS tree or /etc/rocetune"
+	log_test "purge left no file, module or DKMS tree; the administrator's profile stays"
 }
 
 rm -rf "$sr"

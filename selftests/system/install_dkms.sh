@@ -5,9 +5,12 @@
 # host, in a sysroot (sysroot.sh: an overlay of the host's root, so the host
 # is never written), for every kernel with headers: DKMS adds, builds and
 # installs rocetune.ko, depmod resolves its ib_core dependency, and
-# systemd-analyze verify finds nothing wrong with the installed unit.  What
-# was installed is saved for the VM boot (vm.sh) in build/system/stage/;
-# then "make uninstall" and "make dkms-remove" must leave nothing behind.
+# systemd-analyze verify finds nothing wrong with the installed units.  The
+# example profiles are documentation: /etc/rocetune is created empty, and
+# what the administrator puts there is never touched.  What was installed
+# is saved for the VM boot (vm.sh) in build/system/stage/; then "make
+# uninstall" and "make dkms-remove" must leave nothing behind but the
+# administrator's profiles.
 # TAP on stdout; runs on the host as root.
 set -uo pipefail
 
@@ -16,11 +19,11 @@ rt_require_root
 
 ALL_TESTS="
 	install_tools
-	install_keeps_edited
 	dkms_install
 	depmod_deps
 	units_verify
 	stage_saved
+	install_keeps_admin_profiles
 	uninstall_clean
 "
 
@@ -29,6 +32,7 @@ sr=$base/install
 stage=$base/stage
 version=$(cat "$RT_TOP/VERSION")
 profiles=("$RT_TOP"/profiles/*.conf)
+examples=/usr/share/doc/rocetune/examples
 kvers=()
 for k in ${KERNELS:-6.1 6.12}; do
 	# A kernel that is not installed fails the DKMS tests by its name.
@@ -50,8 +54,12 @@ tool_files=(
 	/usr/lib/udev/rules.d/90-rocetune.rules
 	/usr/lib/udev/rocetune-udev-wants
 	/usr/lib/systemd/system/rocetune-apply@.service
+	/usr/lib/systemd/system/rocetuned.service
 	/usr/lib/modules-load.d/rocetune.conf
 )
+for p in "${profiles[@]}"; do
+	tool_files+=("$examples/${p##*/}")
+done
 
 install_tools() {
 	local f p
@@ -62,30 +70,53 @@ install_tools() {
 	for f in "${tool_files[@]}"; do
 		[ -e "$sr/upper$f" ] || check_err 1 "$f not installed"
 	done
-	for p in "$RT_TOP"/profiles/*.conf; do
-		cmp -s "$p" "$sr/upper/etc/rocetune/${p##*/}" ||
-			check_err 1 "example profile ${p##*/} not in /etc/rocetune"
+	for p in "${profiles[@]}"; do
+		cmp -s "$p" "$sr/upper$examples/${p##*/}" ||
+			check_err 1 "example profile ${p##*/} is not as in profiles/"
 	done
+	# The profile directory exists, and is empty: a profile there is live.
+	[ -d "$sr/upper/etc/rocetune" ] && [ -z "$(etc_listing)" ]
+	check_err $? "/etc/rocetune is not an empty directory: $(etc_listing | tr '\n' ' ')"
 	grep -q '^ExecStart=/usr/sbin/rocetune profile apply dev %I$' \
 		"$sr/upper/usr/lib/systemd/system/rocetune-apply@.service"
-	check_err $? "the unit does not run /usr/sbin/rocetune"
+	check_err $? "the apply unit does not run /usr/sbin/rocetune"
+	grep -q '^ExecStart=/usr/sbin/rocetuned --foreground$' \
+		"$sr/upper/usr/lib/systemd/system/rocetuned.service"
+	check_err $? "rocetuned.service does not run /usr/sbin/rocetuned"
 	grep -q 'IMPORT{program}="/usr/lib/udev/rocetune-udev-wants ' \
 		"$sr/upper/usr/lib/udev/rules.d/90-rocetune.rules"
 	check_err $? "the rule does not name the installed helper"
-	log_test "make install-tools: CLI, man, completion, udev rule, unit, modules-load.d, profiles"
+	log_test "make install-tools: CLI, man, completion, udev rule, units, modules-load.d; examples in $examples, /etc/rocetune empty"
 }
 
-install_keeps_edited() {
-	local p
+# The administrator's profiles: one edited from an example under the
+# example's name, one left as shipped (as an older make install did).
+admin_edited=${profiles[0]##*/}
+admin_copied=${profiles[-1]##*/}
+admin_listing=$(printf '%s\n' "$admin_edited" "$admin_copied" | sort -u)
+
+# etc_listing: what the sysroot's /etc/rocetune holds, one name a line.
+etc_listing() {
+	find "$sr/upper/etc/rocetune" -mindepth 1 -printf '%P\n' 2>&1 | sort
+}
+
+install_keeps_admin_profiles() {
+	local out
 
 	RET=0
-	p=${profiles[0]##*/}
-	in_root "echo '# edited' >> /etc/rocetune/$p && make -s install-tools" \
-		>> "$base/install.log" 2>&1
-	check_err $? "second make install-tools failed"
-	tail -n 1 "$sr/upper/etc/rocetune/$p" | grep -qx '# edited'
-	check_err $? "make install-tools overwrote the edited /etc/rocetune/$p"
-	log_test "make install-tools keeps an edited /etc/rocetune/$p"
+	out=$(in_root "{ cat '${profiles[0]}'; echo '# edited'; } > /etc/rocetune/$admin_edited &&
+		cp '${profiles[-1]}' /etc/rocetune/$admin_copied && make -s install-tools" 2>&1)
+	check_err $? "second make install-tools failed: $out"
+	echo "$out" >> "$base/install.log"
+	tail -n 1 "$sr/upper/etc/rocetune/$admin_edited" | grep -qx '# edited'
+	check_err $? "make install-tools overwrote the edited /etc/rocetune/$admin_edited"
+	cmp -s "${profiles[-1]}" "$sr/upper/etc/rocetune/$admin_copied"
+	check_err $? "make install-tools changed /etc/rocetune/$admin_copied"
+	[ "$(etc_listing)" = "$admin_listing" ]
+	check_err $? "make install-tools added to /etc/rocetune: $(etc_listing | tr '\n' ' ')"
+	grep -q "warning: /etc/rocetune/$admin_copied is the example as shipped" <<< "$out"
+	check_err $? "no warning about the example as shipped in /etc/rocetune: $out"
+	log_test "make install-tools leaves the administrator's /etc/rocetune alone, warns of a live example"
 }
 
 dkms_install() {
@@ -128,10 +159,10 @@ units_verify() {
 
 	RET=0
 	out=$(in_root "systemd-analyze verify 'rocetune-apply@eth0.service' \
-		'rocetune-apply@br\\x2d0.service'" 2>&1)
+		'rocetune-apply@br\\x2d0.service' rocetuned.service" 2>&1)
 	check_err $? "systemd-analyze verify failed: $out"
 	[ -z "$out" ] || check_err 1 "systemd-analyze verify: $out"
-	log_test "systemd-analyze verify rocetune-apply@.service: clean"
+	log_test "systemd-analyze verify rocetune-apply@.service, rocetuned.service: clean"
 }
 
 # What the install left in the upper layer, without whiteouts, the tree's
@@ -150,7 +181,7 @@ stage_saved() {
 }
 
 uninstall_clean() {
-	local f k left left_profiles
+	local f k left
 
 	RET=0
 	in_root "make -s uninstall && make -s dkms-remove" > "$base/uninstall.log" 2>&1
@@ -164,16 +195,18 @@ uninstall_clean() {
 		in_root "modprobe -S $k --show-depends rocetune" > /dev/null 2>&1 &&
 			check_err 1 "modprobe -S $k still finds rocetune"
 	done
-	# Left: the edited profile only (uninstall keeps edited files); man's
-	# cache of formatted pages (from systemd-analyze) does not count.
+	# Left: the administrator's profiles, untouched; man's cache of
+	# formatted pages (from systemd-analyze) does not count.
 	left=$(cd "$sr/upper" && find . \( -path "./${RT_TOP#/}" -o -path ./var/cache \
-		-o -path ./etc/rocetune \) -prune -o ! -type d ! -type c -print |
+		-o -path ./etc/rocetune \) -prune -o ! -type c -print |
 		grep -i rocetune)
-	left_profiles=("$sr"/upper/etc/rocetune/*)
-	[ "${left_profiles[*]##*/}" = "${profiles[0]##*/}" ] ||
-		check_err 1 "/etc/rocetune has: ${left_profiles[*]##*/}"
+	[ "$(etc_listing)" = "$admin_listing" ]
+	check_err $? "/etc/rocetune has: $(etc_listing | tr '\n' ' ')"
+	tail -n 1 "$sr/upper/etc/rocetune/$admin_edited" | grep -qx '# edited' &&
+		cmp -s "${profiles[-1]}" "$sr/upper/etc/rocetune/$admin_copied"
+	check_err $? "make uninstall changed the administrator's profiles"
 	[ -z "$left" ] || check_err 1 "left behind: ${left//$'\n'/ }"
-	log_test "make uninstall, make dkms-remove: nothing left but the edited profile"
+	log_test "make uninstall, make dkms-remove: nothing left but the administrator's profiles"
 }
 
 rm -rf "$sr"

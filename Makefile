@@ -88,9 +88,11 @@ demo: deps
 install: install-kmod install-tools
 
 # The module for KVER into /lib/modules/KVER/updates (under DESTDIR; depmod
-# only without DESTDIR: a packager runs it on the target).
-install-kmod: kmod
-	$(MAKE) -C kmod KVER=$(KVER) INSTALL_MOD_PATH=$(DESTDIR) modules_install
+# only without DESTDIR: a packager runs it on the target).  Built and
+# installed by scripts that work from a tree whose path has a space.
+install-kmod:
+	MODULE_DIRS=kmod scripts/build-kmod.sh $(KVER)
+	scripts/install-kmod.sh '$(KVER)' '$(DESTDIR)'
 	$(if $(DESTDIR),,depmod -a $(shell scripts/kver.sh $(KVER)))
 
 # The CLI, man pages, completion, udev rules and helper, the units,

@@ -10,7 +10,8 @@
 # what the administrator puts there is never touched.  What was installed
 # is saved for the VM boot (vm.sh) in build/system/stage/; then "make
 # uninstall" and "make dkms-remove" must leave nothing behind but the
-# administrator's profiles.
+# administrator's profiles.  Last, "make install" (module and tools) and
+# "make uninstall" from a copy of the tree whose path has a space.
 # TAP on stdout; runs on the host as root.
 set -uo pipefail
 
@@ -25,6 +26,7 @@ ALL_TESTS="
 	stage_saved
 	install_keeps_admin_profiles
 	uninstall_clean
+	install_path_with_space
 "
 
 base=$RT_TOP/build/system
@@ -207,6 +209,45 @@ uninstall_clean() {
 	check_err $? "make uninstall changed the administrator's profiles"
 	[ -z "$left" ] || check_err 1 "left behind: ${left//$'\n'/ }"
 	log_test "make uninstall, make dkms-remove: nothing left but the administrator's profiles"
+}
+
+# kbuild refuses an M= path with a space; build-kmod.sh and install-kmod.sh
+# go through a symlink.  A copy of the tree as it is (tracked and new
+# files, as scripts/deb.sh makes), in a second sysroot: "make install"
+# builds rocetune.ko for the default kernel, installs it in updates/ and
+# runs depmod; "make uninstall" removes it all again.
+install_path_with_space() {
+	local sp=$base/install-space clone="$base/a dir with space/rocetune" kv out mod left
+
+	RET=0
+	rm -rf "$sp" "${clone%/*}"
+	mkdir -p "$clone"
+	(cd "$RT_TOP" && git ls-files -z --cached --others --exclude-standard |
+		while IFS= read -r -d '' f; do
+			[ ! -e "$f" ] || printf '%s\0' "$f"
+		done | cpio --null -pdm --quiet "$clone")
+	check_err $? "cannot copy the tree to '$clone'"
+	kv=$("$RT_TOP/scripts/kver.sh")
+	out=$("$RT_SELFTESTS/system/sysroot.sh" "$sp" "cd '$clone' && make -s install" 2>&1)
+	check_err $? "make install in '${clone#"$RT_TOP"/}' failed: $(tail -n 5 <<< "$out")"
+	echo "$out" > "$base/install-space.log"
+	mod=("$sp/upper/usr/lib/modules/$kv/updates/"rocetune.ko*)
+	[ -e "${mod[0]}" ] && [ "$(modinfo -F version "${mod[0]}" 2> /dev/null)" = "$version" ]
+	check_err $? "no rocetune.ko $version in /lib/modules/$kv/updates"
+	"$RT_SELFTESTS/system/sysroot.sh" "$sp" "modprobe -S $kv --show-depends rocetune" 2>&1 |
+		grep -q "/$kv/updates/rocetune\.ko"
+	check_err $? "depmod did not run: modprobe -S $kv does not find updates/rocetune.ko"
+	[ -x "$sp/upper/usr/sbin/rocetune" ] && [ -e "$sp/upper/usr/lib/systemd/system/rocetuned.service" ]
+	check_err $? "make install did not install the tools"
+	out=$("$RT_SELFTESTS/system/sysroot.sh" "$sp" "cd '$clone' && make -s uninstall" 2>&1)
+	check_err $? "make uninstall failed: $(tail -n 5 <<< "$out")"
+	left=$(cd "$sp/upper" && find . \( -path "./${RT_TOP#/}" -o -path ./var/cache \) -prune \
+		-o ! -type c -print | grep -i rocetune)
+	[ -z "$left" ] || check_err 1 "left behind: ${left//$'\n'/ }"
+	"$RT_SELFTESTS/system/sysroot.sh" "$sp" "modprobe -S $kv --show-depends rocetune" > /dev/null 2>&1 &&
+		check_err 1 "modprobe -S $kv still finds rocetune"
+	[ "$RET" != 0 ] || rm -rf "$sp" "${clone%/*}"
+	log_test "make install, make uninstall from a path with a space (module for $kv, depmod)"
 }
 
 rm -rf "$sr"

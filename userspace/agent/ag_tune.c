@@ -116,7 +116,8 @@ void ag_tune_decide(const struct ag_tune_rule *r,
 
 	memset(d, 0, sizeof(*d));
 	d->action = AG_TUNE_HOLD;
-	d->from = d->to = s->value;
+	d->from = s->value;
+	d->to = s->value;
 	if (!in->fresh) {
 		d->reason = AG_TUNE_R_NO_DATA;
 		return;

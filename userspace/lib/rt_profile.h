@@ -4,8 +4,8 @@
  *
  * A profile is a systemd-style INI file (parsed with libinih) with the
  * sections [Match], [Lossless] and [DCQCN], and [Agent], [Watchdog] and
- * [Tune] for the agent rocetuned; Documentation/profiles.rst is the reference of
- * every key.  Files are read from a directory
+ * [Tune] for the agent rocetuned; Documentation/profiles.rst is the
+ * reference of every key.  Files are read from a directory
  * (/etc/rocetune, or $ROCETUNE_PROFILE_DIR) in lexical order of their
  * names, *.conf only; the profile of a NIC is the first one whose [Match]
  * matches it.

@@ -38,13 +38,14 @@ case $out in
 esac
 
 status=0
+jobs=$(nproc)
 for d in $MODULE_DIRS; do
 	mkdir -p "$out/$d"
 	# Copy preserving times so that an unchanged source is not rebuilt.
 	(cd "$top/$d" && find . -type f \( -name '*.[ch]' -o -name Kbuild \) -print0 |
 		cpio --null -pdmu --quiet "$out/$d")
 	log=$out/$d/build.log
-	if ! make -C "$kdir" M="$kb/$d" CONFIG_ROCETUNE=m W=1 modules > "$log" 2>&1; then
+	if ! make -j"$jobs" -C "$kdir" M="$kb/$d" CONFIG_ROCETUNE=m W=1 modules > "$log" 2>&1; then
 		cat "$log" >&2
 		echo "build-kmod: $d failed to build for $kver" >&2
 		status=1
@@ -56,7 +57,7 @@ for d in $MODULE_DIRS; do
 	fi
 	if [ "$sparse" = 1 ]; then
 		slog=$out/$d/sparse.log
-		make -C "$kdir" M="$kb/$d" CONFIG_ROCETUNE=m W=1 C=2 \
+		make -j"$jobs" -C "$kdir" M="$kb/$d" CONFIG_ROCETUNE=m W=1 C=2 \
 			modules > "$slog" 2>&1 || status=1
 		# Reports about our files only: header noise is the kernel's.
 		if grep -E "^$kb/$d/[^:]+:[0-9]+:[0-9]+: (warning|error):" "$slog" >&2; then

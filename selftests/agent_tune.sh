@@ -18,6 +18,7 @@ ALL_TESTS="
 	drift_keeps_tuned_value
 	back_below_low
 	guard_reverts
+	qp_series
 	metrics_promtool
 "
 
@@ -39,6 +40,8 @@ LOG=${LOG:-$WORK/agent.log}
 SEEN=$WORK/seen
 AGENT_PID=
 SAMPLER_PID=
+WIRE=
+QP_PORT=$((PORT + 1))
 export ROCETUNE_PROFILE_DIR=$WORK/profiles
 export ROCETUNE_RUN_DIR=$WORK/run
 mkdir -p "$ROCETUNE_PROFILE_DIR"
@@ -48,6 +51,7 @@ cleanup() {
 	[ -z "$AGENT_PID" ] || kill "$AGENT_PID" 2> /dev/null
 	[ -z "$AGENT_PID" ] || wait "$AGENT_PID" 2> /dev/null
 	echo "$ID" > "$SIM_BUS/del_device" 2> /dev/null
+	[ -z "$WIRE" ] || rt_wire_down
 	rt_kmod_unload
 	rt_sim_unload
 	rm -rf "$WORK"
@@ -279,6 +283,11 @@ guard_reverts() {
 	expect "value after the revert" "$(value)" 4
 	grow rx_prio3_pause 0
 	grow np_cnp_sent 0
+	# The rule's part is over: the reader stops (its record is checked
+	# in metrics_promtool).
+	kill "$SAMPLER_PID" 2> /dev/null
+	wait "$SAMPLER_PID" 2> /dev/null
+	SAMPLER_PID=
 	log_test "guard metric worse after a step: reverted, not tried again"
 }
 
@@ -286,9 +295,6 @@ metrics_promtool() {
 	local m=$WORK/metrics out bad d
 
 	RET=0
-	kill "$SAMPLER_PID" 2> /dev/null
-	wait "$SAMPLER_PID" 2> /dev/null
-	SAMPLER_PID=
 	# Every value the file took, read all along: the rule's, and the
 	# drift's 20.  Every change but the drift's is one Step=.
 	bad=$(awk '{ print $2 }' "$SEEN" | sort -u |
@@ -316,12 +322,69 @@ metrics_promtool() {
 	check_err $? "tune value gauge: $(grep tune_value "$m")"
 	grep -E "^rocetune_port_tx_cnp_pkts_total\{device=\"rsim_ib$ID\",port=\"1\"" "$m" > /dev/null
 	check_err $? "no port series"
+	[ -n "$(qp_metrics "$m")" ]
+	check_err $? "no QP series (MetricsTopQPs=) in the scrape promtool checks"
 	echo "# metrics: $(grep -c '^rocetune_agent_tune' "$m") tune samples"
-	log_test "metrics: decisions by direction and reason, value; promtool clean"
+	log_test "metrics: decisions by direction and reason, value, QP series; promtool clean"
+}
+
+# qp_metrics FILE: the QP series of a scrape in FILE, "DEVICE PORT QPN".
+qp_metrics() {
+	sed -n 's/^rocetune_qp_rx_pkts_total{device="\([^"]*\)",port="\([0-9]*\)",qpn="\([0-9]*\)".*/\1 \2 \3/p' "$1"
+}
+
+scrape_has_qps() {
+	scrape > "$1" && [ -n "$(qp_metrics "$1")" ]
+}
+
+# [Agent] MetricsTopQPs=: the per-QP series of a Soft-RoCE port (the sim
+# has no QP accounting) in the agent's scrape, bounded, with the labels
+# of the port series.
+qp_series() {
+	local m=$WORK/qp-metrics g0 g1 spid rc out
+
+	RET=0
+	WIRE=1
+	if ! rt_wire_up; then
+		check_err 1 "cannot set up the rxe wire"
+		log_test "metrics: MetricsTopQPs= adds per-QP series"
+		return
+	fi
+	printf '[Match]\nName=%s\n\n[Agent]\nMetricsTopQPs=1\n' \
+		"$RT_NETDEV0" > "$ROCETUNE_PROFILE_DIR/40-rxe.conf"
+	kill -HUP "$AGENT_PID"
+	# Entries stay after the QPs are gone, for the scrape.
+	"$RT_CLI" qp set linger-ms 600000
+	check_err $? "qp set linger-ms"
+	g0=$(rt_gid_index "$RT_RXE0" "$RT_IP0")
+	g1=$(rt_gid_index "$RT_RXE1" "$RT_IP1")
+	# A server left behind would hold rxe0 (and block rt_wire_down).
+	timeout 120 ibv_rc_pingpong -d "$RT_RXE0" -g "$g0" -n 20 \
+		-p "$QP_PORT" > "$WORK/server.log" 2>&1 &
+	spid=$!
+	rc=1
+	if wait_for 30 rt_port_listening "$QP_PORT"; then
+		timeout 60 ibv_rc_pingpong -d "$RT_RXE1" -g "$g1" -n 20 \
+			-p "$QP_PORT" "$RT_IP0" > "$WORK/client.log" 2>&1
+		rc=$?
+	fi
+	[ "$rc" = 0 ] || kill "$spid" 2> /dev/null
+	wait "$spid"
+	check_err $((rc + $?)) "ibv_rc_pingpong: $(tail -n 2 "$WORK"/*.log | tr '\n' ' ')"
+	wait_for 60 scrape_has_qps "$m"
+	check_err $? "no QP series in the scrape: $(grep -c . "$m") lines"
+	out=$(qp_metrics "$m")
+	# One QP of rxe0's port 1 (MetricsTopQPs=1); rxe1 has no profile.
+	expect "QP series (device port qpn)" \
+		"$(awk '{ print $1, $2 }' <<< "$out" | tr '\n' ' ')" "rxe0 1 "
+	grep -E "^rocetune_port_rx_pkts_total\{device=\"rxe0\",port=\"1\",netdev=\"$RT_NETDEV0\"\} " "$m" > /dev/null
+	check_err $? "no port series of rxe0 with the same labels"
+	# promtool: with the agent's other series, in metrics_promtool.
+	log_test "metrics: MetricsTopQPs= adds per-QP series, bounded, labels of the port series"
 }
 
 rt_require_root
-rt_require_cmd curl promtool awk mkfifo
+rt_require_cmd curl promtool awk mkfifo ibv_rc_pingpong
 [ -x "$RT_AGENT" ] || rt_setup_failed "$RT_AGENT is not built (make -C userspace)"
 setup || rt_setup_failed "simulated NIC, rocetune.ko or the agent"
 rt_run_tests

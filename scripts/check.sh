@@ -97,6 +97,26 @@ tap_collect() {
 	tap_verdict "$name" "$dst" "$rc" ""
 }
 
+# together 'CALL' 'CALL'...: run step calls (step, tap_step) side by side,
+# for checks that use one CPU each (checkpatch, shellcheck; one-vCPU VMs),
+# then print their output in the order given.  Each keeps its own step
+# number.
+together() {
+	local n0=$nstep i=0 c pids=()
+
+	for c in "$@"; do
+		i=$((i + 1))
+		(nstep=$((n0 + i - 1)); eval "$c") > "$out/together.$i" 2>&1 &
+		pids+=($!)
+	done
+	for i in "${!pids[@]}"; do
+		wait "${pids[$i]}"
+		cat "$out/together.$((i + 1))"
+		rm -f "$out/together.$((i + 1))"
+	done
+	nstep=$((n0 + $#))
+}
+
 # newcomer KVER: what a new user does, as root, with a clone in a
 # directory of mode 0700 whose path has a space (their home directory, or
 # /tmp): build, then run VM tests there, one of which runs the CLI as an
@@ -114,7 +134,7 @@ newcomer() {
 		(cd "$clone" &&
 		 MODULE_DIRS=kmod scripts/build-kmod.sh "$kv" &&
 		 make -s -C userspace &&
-		 selftests/vm/run.sh -k "$kv" rocetune_load.sh cli_errors.sh)
+		 RT_VM_SMP=1 selftests/vm/run.sh -k "$kv" rocetune_load.sh cli_errors.sh)
 	rc=$?
 	cat "$clone/build/vm/$kv/results.tap" 2> /dev/null
 	rm -rf "$base"
@@ -193,11 +213,11 @@ for kv in "${kvers[@]}"; do
 	step "kmod sparse C=2 ($kv)" scripts/build-kmod.sh -c "$kv"
 done
 step "make deps started and enabled no daemon" scripts/deps.sh --services
-step "checkpatch --strict" scripts/checkpatch.sh
-step "shellcheck" scripts/shellcheck.sh
-step "userspace build -Werror" make -C userspace
-step "bench helpers build -Werror" make -C bench
-tap_step "userspace unit tests (ASan, UBSan)" - make -s -C userspace test
+together 'step "checkpatch --strict" scripts/checkpatch.sh' \
+	'step "shellcheck" scripts/shellcheck.sh'
+step "userspace build -Werror" make -j"$(nproc)" -C userspace
+step "bench helpers build -Werror" make -j"$(nproc)" -C bench
+tap_step "userspace unit tests (ASan, UBSan)" - make -s -j"$(nproc)" -C userspace test
 # Installed as a system component (selftests/system/): make install and
 # make dkms-install (dkms add, build, install for each kernel) in a sysroot;
 # each kernel boots the result with systemd as PID 1 (the DKMS module at
@@ -217,10 +237,12 @@ done
 step "make deb, lintian" scripts/deb.sh -l
 tap_step "deb: apt install, DKMS, apt purge in a sysroot" - selftests/system/deb.sh
 if [ ${#kvers[@]} -gt 0 ]; then
-	step "VM harness catches kernel faults (${kvers[0]})" \
-		selftests/harness/check.sh "${kvers[0]}"
-	step "a clone in a 0700 directory with a space: VM tests (${kvers[0]})" \
-		newcomer "${kvers[0]}"
+	# One-vCPU guests, side by side.
+	# shellcheck disable=SC2016 # together evaluates them
+	together 'step "VM harness catches kernel faults (${kvers[0]})" \
+			env RT_VM_SMP=1 selftests/harness/check.sh "${kvers[0]}"' \
+		'step "a clone in a 0700 directory with a space: VM tests (${kvers[0]})" \
+			newcomer "${kvers[0]}"'
 fi
 # The VM suites of the kernels run side by side, one virtual CPU each:
 # much of a suite's time is spent waiting (sampling intervals, storms,

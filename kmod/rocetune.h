@@ -196,6 +196,25 @@ struct rt_dev {
 /* rocetune_dev.c */
 extern struct mutex rt_devs_lock;
 extern struct list_head rt_devs;
+extern unsigned int rt_devs_seq;
+
+/**
+ * rt_dump_check - mark a dump inconsistent when its objects changed
+ * @cb: the dump, whose seq the pass set to the dumped objects' version
+ * @skb: the dump's message
+ * @off: where in @skb the message just added starts
+ *
+ * The netlink core then sets NLM_F_DUMP_INTR on the message when the
+ * version differs from the previous pass's (genl_dump_check_consistent()).
+ */
+static inline void rt_dump_check(struct netlink_callback *cb,
+				 struct sk_buff *skb, unsigned int off)
+{
+	struct nlmsghdr *nlh = (struct nlmsghdr *)(skb->data + off);
+
+	genl_dump_check_consistent(cb, genlmsg_data(nlmsg_data(nlh)));
+}
+
 struct rt_dev *rt_dev_find(u32 index, const char *name);
 struct rt_port *rt_dev_port(struct rt_dev *rdev, u32 port);
 const char *rt_dev_driver(const struct rt_dev *rdev);

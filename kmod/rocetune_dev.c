@@ -19,6 +19,16 @@
 /* The tracked devices, sorted by index; see rocetune.h for the locking. */
 DEFINE_MUTEX(rt_devs_lock);
 LIST_HEAD(rt_devs);
+/* Version of rt_devs (a device came, went or was renamed), for dumps. */
+unsigned int rt_devs_seq = 1;
+
+/* A change of rt_devs; rt_devs_lock held. */
+static void rt_devs_changed(void)
+{
+	lockdep_assert_held(&rt_devs_lock);
+	/* 0 means "no version" to the netlink core. */
+	rt_devs_seq = rt_devs_seq + 1 ?: 1;
+}
 
 /**
  * rt_dev_find - look a tracked device up by index or name
@@ -171,6 +181,7 @@ static void rt_dev_link(struct rt_dev *rdev)
 		}
 	}
 	list_add_tail(&rdev->node, pos);
+	rt_devs_changed();
 	mutex_unlock(&rt_devs_lock);
 }
 
@@ -254,6 +265,7 @@ void rt_dev_remove(struct rt_dev *rdev)
 
 	mutex_lock(&rt_devs_lock);
 	list_del(&rdev->node);
+	rt_devs_changed();
 	mutex_unlock(&rt_devs_lock);
 
 	rt_qp_dev_remove(rdev->ibdev);
@@ -283,6 +295,7 @@ void rt_dev_rename(struct rt_dev *rdev)
 	mutex_lock(&rdev->lock);
 	strscpy(old, rdev->name, sizeof(old));
 	strscpy(rdev->name, dev_name(&rdev->ibdev->dev), sizeof(rdev->name));
+	rt_devs_changed();
 	rt_nl_dev_event(rdev, ROCETUNE_EVENT_DEV_RENAME, old);
 	mutex_unlock(&rdev->lock);
 	mutex_unlock(&rt_devs_lock);

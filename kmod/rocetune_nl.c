@@ -430,19 +430,23 @@ static int rt_nl_dev_get_dumpit(struct sk_buff *skb,
 	struct rt_dump_ctx *ctx = rt_dump_ctx(cb);
 	struct net *net = sock_net(skb->sk);
 	struct rt_dev *rdev;
+	unsigned int off;
 	int err;
 
 	err = rt_dump_begin(cb);
 	if (err)
 		return err;
 	mutex_lock(&rt_devs_lock);
+	cb->seq = rt_devs_seq;
 	list_for_each_entry(rdev, &rt_devs, node) {
 		if (rt_dump_skip(ctx, rdev, net))
 			continue;
+		off = skb->len;
 		err = rt_fill_dev(skb, rdev, NETLINK_CB(cb->skb).portid,
 				  cb->nlh->nlmsg_seq, NLM_F_MULTI);
 		if (err)
 			break;
+		rt_dump_check(cb, skb, off);
 		ctx->next_dev = rdev->index + 1;
 	}
 	mutex_unlock(&rt_devs_lock);
@@ -501,13 +505,14 @@ static int rt_nl_port_get_dumpit(struct sk_buff *skb,
 	struct rt_dump_ctx *ctx = rt_dump_ctx(cb);
 	struct net *net = sock_net(skb->sk);
 	struct rt_dev *rdev;
-	unsigned int i;
+	unsigned int i, off;
 	int err;
 
 	err = rt_dump_begin(cb);
 	if (err)
 		return err;
 	mutex_lock(&rt_devs_lock);
+	cb->seq = rt_devs_seq;
 	list_for_each_entry(rdev, &rt_devs, node) {
 		if (rt_dump_skip(ctx, rdev, net))
 			continue;
@@ -518,11 +523,13 @@ static int rt_nl_port_get_dumpit(struct sk_buff *skb,
 			if (rdev->index == ctx->next_dev &&
 			    p->port < ctx->next_port)
 				continue;
+			off = skb->len;
 			err = rt_fill_port(skb, rdev, p, net,
 					   NETLINK_CB(cb->skb).portid,
 					   cb->nlh->nlmsg_seq, NLM_F_MULTI);
 			if (err)
 				break;
+			rt_dump_check(cb, skb, off);
 			ctx->next_dev = rdev->index;
 			ctx->next_port = p->port + 1;
 		}

@@ -13,21 +13,34 @@
  * SINCE_GEN = S returns every entry whose gen >= S, which includes every
  * entry changed after the first dump read it (see rt_qp_touch()).
  *
- * Top-K samples: a top-K dump copies the counters of every QP the caller
- * may see into the entry's base, tagged with the dump's generation S (the
- * sample); a later top-K dump with TOP_SAMPLE = S ranks by the change
- * since then.  One sample is held at a time: the newest top-K dump's.
+ * Top-K samples: a top-K dump copies the ranked counter of every QP the
+ * caller may see into the entry's base of one sample slot, tagged with the
+ * dump's generation S (the sample); a later top-K dump of the same user
+ * with TOP_SAMPLE = S ranks by the change since then, and takes its own
+ * sample in S's slot.  Slots are per requesting user (the effective UID of
+ * the socket's opener): RT_QP_SAMPLES_PER_USER each, RT_QP_SAMPLES in all.
+ * A user's new sample replaces its least recently used one; only when all
+ * slots are in use by others does it take the least recently used slot.
+ * A top-K dump is K-bounded: its K QPs are chosen with a heap of K.
+ *
+ * Dumps without TOP_K walk the table in (device, QP number) order with a
+ * cursor (rt_qp_xa).  Each pass reports the table's version (rt_qp_tblseq,
+ * changed when an entry comes or goes) through genl_dump_check_consistent():
+ * a dump across a change is marked NLM_F_DUMP_INTR.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/capability.h>
+#include <linux/cred.h>
+#include <linux/fs.h>
 #include <linux/ktime.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/rhashtable.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
+#include <linux/xarray.h>
 #include <net/netlink.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_counter.h>
@@ -68,14 +81,45 @@ DEFINE_SPINLOCK(rt_qp_lock);
 LIST_HEAD(rt_qp_list);
 
 static struct rhashtable rt_qp_ht;
+/*
+ * The entries by (device, QP number), for dumps in that order: index
+ * rt_qp_xa_index(); changed under rt_qp_lock, read under RCU.
+ */
+static DEFINE_XARRAY(rt_qp_xa);
+/* Version of the table's membership, for dumps; under rt_qp_lock. */
+static unsigned int rt_qp_tblseq = 1;
+/* Version of the device list, for QP_STATS dumps; under rt_qpdev_mutex. */
+static unsigned int rt_qpdev_seq = 1;
 static struct rhashtable rt_qp_tx_ht;
 static atomic_t rt_qp_count = ATOMIC_INIT(0);
 static u32 rt_qp_max;
 static atomic64_t rt_qp_refused = ATOMIC64_INIT(0);
 static atomic64_t rt_qp_gen = ATOMIC64_INIT(1);
-/* Serializes top-K dumps' use of the entries' bases; rt_qp_sample_gen. */
+/* Serializes top-K dumps' use of the entries' bases and of the slots. */
 static DEFINE_MUTEX(rt_qp_sample_mutex);
-static u64 rt_qp_sample_gen;
+
+/**
+ * struct rt_qp_slot - a top-K sample slot
+ * @uid: the user holding the sample
+ * @gen: generation of the sample (its top-K dump), 0 while free
+ * @by: the counter the sample holds
+ * @used: when the slot was last used (rt_qp_slot_clock)
+ */
+struct rt_qp_slot {
+	kuid_t uid;
+	u64 gen;
+	int by;
+	u64 used;
+};
+
+static struct rt_qp_slot rt_qp_slots[RT_QP_SAMPLES];
+static u64 rt_qp_slot_clock;
+
+/* Bump a version that dumps compare; 0 means "none" to the netlink core. */
+static void rt_qp_seq_bump(unsigned int *seq)
+{
+	WRITE_ONCE(*seq, *seq + 1 ?: 1);
+}
 
 static const struct rhashtable_params rt_qp_params = {
 	.key_len = sizeof(struct rt_qp_key),
@@ -296,12 +340,22 @@ int rt_qp_dev_add(struct ib_device *ibdev)
 	}
 	mutex_lock(&rt_qpdev_mutex);
 	list_add_tail_rcu(&qd->node, &rt_qpdevs);
+	rt_qp_seq_bump(&rt_qpdev_seq);
 	/* A software RoCE device accounts from the start. */
 	if (qd->sw && rt_qp_acct_set(qd, true))
 		pr_warn("%s: cannot register netfilter hooks: not accounted\n",
 			qd->name);
 	mutex_unlock(&rt_qpdev_mutex);
 	return 0;
+}
+
+/*
+ * The index of a QP in rt_qp_xa: the device index above the 24 bits of the
+ * QP number, so that the xarray's order is the dumps' order.
+ */
+static unsigned long rt_qp_xa_index(u32 dev, u32 qpn)
+{
+	return (unsigned long)dev << 24 | (qpn & RT_PSN_MASK);
 }
 
 static void rt_qp_unlink(struct rt_qp *qp)
@@ -312,8 +366,10 @@ static void rt_qp_unlink(struct rt_qp *qp)
 		rhashtable_remove_fast(&rt_qp_tx_ht, &qp->tx_node,
 				       rt_qp_tx_params);
 	qp->tx_linked = false;
+	xa_erase(&rt_qp_xa, rt_qp_xa_index(qp->key.dev, qp->key.qpn));
 	list_del_rcu(&qp->list);
 	atomic_dec(&rt_qp_count);
+	rt_qp_seq_bump(&rt_qp_tblseq);
 	/* Readers copy the owner under rt_qp_lock, with a reference. */
 	put_pid(qp->owner);
 	qp->owner = NULL;
@@ -355,6 +411,7 @@ void rt_qp_dev_remove(struct ib_device *ibdev)
 	}
 	rt_qp_acct_set(qd, false);
 	list_del_rcu(&qd->node);
+	rt_qp_seq_bump(&rt_qpdev_seq);
 	mutex_unlock(&rt_qpdev_mutex);
 	/* No reader finds the device after this; then drop its QPs. */
 	synchronize_rcu();
@@ -428,6 +485,7 @@ struct rt_qp *rt_qp_alloc(struct rt_qpdev *qd, u32 qpn, gfp_t gfp)
 /* Put @qp into the table unless it is full; rt_qp_lock held. */
 static int rt_qp_link(struct rt_qp *qp)
 {
+	unsigned long idx = rt_qp_xa_index(qp->key.dev, qp->key.qpn);
 	int err;
 
 	lockdep_assert_held(&rt_qp_lock);
@@ -435,14 +493,28 @@ static int rt_qp_link(struct rt_qp *qp)
 		atomic64_inc(&rt_qp_refused);
 		return -ENOSPC;
 	}
+	/*
+	 * The ordered index first, as a reserved slot that no reader sees:
+	 * a failure then leaves nothing that a reader could have found.
+	 */
+	err = xa_reserve(&rt_qp_xa, idx, GFP_ATOMIC);
+	if (err) {
+		atomic64_inc(&rt_qp_refused);
+		return err;
+	}
 	err = rhashtable_lookup_insert_fast(&rt_qp_ht, &qp->node, rt_qp_params);
 	if (err) {
+		/* Does nothing when the slot holds the QP's entry already. */
+		xa_release(&rt_qp_xa, idx);
 		if (err != -EEXIST)
 			atomic64_inc(&rt_qp_refused);
 		return err;
 	}
+	/* Into the reserved slot: allocates nothing, cannot fail. */
+	xa_store(&rt_qp_xa, idx, qp, GFP_ATOMIC);
 	list_add_tail_rcu(&qp->list, &rt_qp_list);
 	atomic_inc(&rt_qp_count);
+	rt_qp_seq_bump(&rt_qp_tblseq);
 	rt_qp_touch(qp);
 	return 0;
 }
@@ -1307,27 +1379,52 @@ struct rt_qp_rank {
 };
 
 /**
+ * struct rt_qp_sel - what a QP_GET dump selects
+ * @dev: device index, when @filtered
+ * @filtered: only QPs of @dev
+ * @port: only QPs of this port (0: all)
+ * @qmin: lowest QP number
+ * @qmax: highest QP number
+ * @since: only QPs changed since this generation (0: all)
+ * @topk: only the @topk QPs ranked highest (0: all, by key)
+ * @by: the counter to rank by
+ * @sample: rank by the change since this top-K sample (0: by totals)
+ */
+struct rt_qp_sel {
+	u32 dev;
+	bool filtered;
+	u32 port;
+	u32 qmin, qmax;
+	u64 since;
+	u32 topk;
+	int by;
+	u64 sample;
+};
+
+/**
  * struct rt_qp_dump - state of a QP_GET dump, cb->args[0] points to it
+ * @sel: the selection
  * @gen: generation returned by this dump
+ * @next: without TOP_K, the rt_qp_xa index of the next QP to look at
  * @admin: the caller may see owners
- * @delta: @sel[].val is the change since a sample, sent as TOP_DELTA
- * @n: number of @sel
- * @pos: next entry of @sel to send
- * @sel: the QPs to send, in order
+ * @delta: @top[].val is the change since a sample, sent as TOP_DELTA
+ * @n: with TOP_K, the number of @top
+ * @pos: the next entry of @top to send
+ * @top: with TOP_K, the selected QPs, highest first (at most TOP_K)
  */
 struct rt_qp_dump {
+	struct rt_qp_sel sel;
 	u64 gen;
+	unsigned long next;
 	bool admin;
 	bool delta;
 	unsigned int n;
 	unsigned int pos;
-	struct rt_qp_rank sel[];
+	struct rt_qp_rank top[];
 };
 
-static int rt_qp_key_cmp(const void *a, const void *b)
+static int rt_qp_key_cmp(const struct rt_qp_key *x, const struct rt_qp_key *y)
 {
-	const struct rt_qp_key *x = a, *y = b;
-
 	if (x->dev != y->dev)
 		return x->dev < y->dev ? -1 : 1;
 	if (x->qpn != y->qpn)
@@ -1335,13 +1432,7 @@ static int rt_qp_key_cmp(const void *a, const void *b)
 	return 0;
 }
 
-static int rt_qp_rank_key_cmp(const void *a, const void *b)
-{
-	const struct rt_qp_rank *x = a, *y = b;
-
-	return rt_qp_key_cmp(&x->key, &y->key);
-}
-
+/* Rank order: the highest value first, then by key. */
 static int rt_qp_rank_cmp(const void *a, const void *b)
 {
 	const struct rt_qp_rank *x = a, *y = b;
@@ -1349,6 +1440,55 @@ static int rt_qp_rank_cmp(const void *a, const void *b)
 	if (x->val != y->val)
 		return x->val > y->val ? -1 : 1;
 	return rt_qp_key_cmp(&x->key, &y->key);
+}
+
+/*
+ * The K highest ranked QPs: a heap of at most K whose root is the lowest
+ * ranked of them, replaced when a higher one comes.
+ */
+static void rt_qp_heap_down(struct rt_qp_rank *h, unsigned int n,
+			    unsigned int i)
+{
+	for (;;) {
+		unsigned int l = 2 * i + 1, low = i;
+
+		if (l < n && rt_qp_rank_cmp(&h[l], &h[low]) > 0)
+			low = l;
+		if (l + 1 < n && rt_qp_rank_cmp(&h[l + 1], &h[low]) > 0)
+			low = l + 1;
+		if (low == i)
+			return;
+		swap(h[i], h[low]);
+		i = low;
+	}
+}
+
+static void rt_qp_heap_up(struct rt_qp_rank *h, unsigned int i)
+{
+	while (i) {
+		unsigned int parent = (i - 1) / 2;
+
+		if (rt_qp_rank_cmp(&h[i], &h[parent]) <= 0)
+			return;
+		swap(h[i], h[parent]);
+		i = parent;
+	}
+}
+
+/* Offer @r to the heap @h of @n (room for @k).  Return: the new size. */
+static unsigned int rt_qp_heap_offer(struct rt_qp_rank *h, unsigned int n,
+				     unsigned int k, const struct rt_qp_rank *r)
+{
+	if (n < k) {
+		h[n] = *r;
+		rt_qp_heap_up(h, n);
+		return n + 1;
+	}
+	if (rt_qp_rank_cmp(r, &h[0]) < 0) {
+		h[0] = *r;
+		rt_qp_heap_down(h, n, 0);
+	}
+	return n;
 }
 
 static struct nlattr **rt_qp_dump_attrs(struct netlink_callback *cb)
@@ -1373,50 +1513,68 @@ static int rt_qp_top_by(struct nlattr *a, struct netlink_ext_ack *extack)
 }
 
 /*
- * A top-K dump's sample: the value of counter @by to rank @qp by (its
- * change since @since when @since is the QP's sample, else its total: the
- * QP is newer than the sample), then the QP's new base, tagged @gen.
- * rt_qp_sample_mutex and rcu held.
+ * The user a dump's samples belong to: who opened the requesting socket
+ * (the request's sender, not cb->skb->sk: the family's kernel socket).
  */
-static u64 rt_qp_sample(struct rt_qp *qp, int by, u64 since, u64 gen)
+static kuid_t rt_qp_requester(struct netlink_callback *cb)
 {
-	u64 val = 0;
-	int i;
+	const struct sock *sk = NETLINK_CB(cb->skb).sk;
+	const struct socket *sock = sk ? sk->sk_socket : NULL;
 
-	for (i = 0; i < RT_QPC_NUM; i++) {
-		u64 v = atomic64_read(rt_qp_cnt(qp, i));
-
-		if (i == by)
-			val = since && qp->base_gen == since ?
-			      v - qp->base[i] : v;
-		qp->base[i] = v;
-	}
-	qp->base_gen = gen;
-	return val;
+	if (!sock || !sock->file)
+		return INVALID_UID;
+	return sock->file->f_cred->euid;
 }
 
-/**
- * struct rt_qp_sel - what a QP_GET dump selects
- * @dev: device index, when @filtered
- * @filtered: only QPs of @dev
- * @port: only QPs of this port (0: all)
- * @qmin: lowest QP number
- * @qmax: highest QP number
- * @since: only QPs changed since this generation (0: all)
- * @topk: only the @topk QPs ranked highest (0: all, by key)
- * @by: the counter to rank by
- * @sample: rank by the change since this top-K sample (0: by totals)
+/*
+ * The slot of a new sample of @uid, which may replace its sample @since
+ * (0: none); rt_qp_sample_mutex held.  Return: the slot, or NULL when
+ * @since is not a sample of @uid (with extack).
  */
-struct rt_qp_sel {
-	u32 dev;
-	bool filtered;
-	u32 port;
-	u32 qmin, qmax;
-	u64 since;
-	u32 topk;
-	int by;
-	u64 sample;
-};
+static struct rt_qp_slot *rt_qp_slot_get(kuid_t uid, u64 since,
+					 struct nlattr *a_since,
+					 struct netlink_ext_ack *extack)
+{
+	struct rt_qp_slot *sl, *own = NULL, *any = NULL;
+	unsigned int held = 0;
+
+	lockdep_assert_held(&rt_qp_sample_mutex);
+	for (sl = rt_qp_slots; sl < rt_qp_slots + RT_QP_SAMPLES; sl++) {
+		if (sl->gen && uid_eq(sl->uid, uid)) {
+			if (since && sl->gen == since)
+				return sl;
+			held++;
+			if (!own || sl->used < own->used)
+				own = sl;
+		}
+		if (!any || (any->gen && (!sl->gen || sl->used < any->used)))
+			any = sl;
+	}
+	if (since) {
+		NL_SET_ERR_MSG_ATTR(extack, a_since,
+				    "sample not held: a newer top-K sample replaced it");
+		return NULL;
+	}
+	return held >= RT_QP_SAMPLES_PER_USER ? own : any;
+}
+
+/*
+ * A top-K dump's sample in slot @slot: the value of counter @by to rank
+ * @qp by (its change since @since when @since is the QP's sample in the
+ * slot, else its total: the QP is newer than the sample), then the QP's
+ * new base, tagged @gen.  rt_qp_sample_mutex and rcu held.
+ */
+static u64 rt_qp_sample(struct rt_qp *qp, unsigned int slot, int by,
+			u64 since, u64 gen)
+{
+	u64 v = atomic64_read(rt_qp_cnt(qp, by)), val = v;
+
+	if (since && qp->base[slot].gen == since)
+		val = v - qp->base[slot].val;
+	qp->base[slot].val = v;
+	qp->base[slot].gen = gen;
+	return val;
+}
 
 static int rt_qp_sel_parse(struct net *net, struct nlattr **tb,
 			   struct rt_qp_sel *sel,
@@ -1477,54 +1635,65 @@ static int rt_qp_sel_parse(struct net *net, struct nlattr **tb,
 }
 
 /*
- * Select the QPs of a dump into @rank (room for @cap); a top-K dump also
- * takes its sample (rt_qp_sample_mutex held).  Return: the number selected.
+ * Is @qp one of the selection's?  Also false for a QP of a device that the
+ * caller's namespace may not see; *@qd caches the QP's device.  rcu held.
  */
-static unsigned int rt_qp_select(struct net *net, const struct rt_qp_sel *sel,
-				 u64 gen, struct rt_qp_rank *rank,
-				 unsigned int cap)
+static bool rt_qp_selected(struct net *net, const struct rt_qp_sel *sel,
+			   struct rt_qp *qp, struct rt_qpdev **qd,
+			   bool *visible)
 {
+	if (!*qd || (*qd)->index != qp->key.dev)
+		*qd = rt_qpdev_find(qp->key.dev, NULL);
+	*visible = *qd && rdma_dev_access_netns((*qd)->ibdev, net);
+	return *visible &&
+	       (!sel->filtered || qp->key.dev == sel->dev) &&
+	       (!sel->port || READ_ONCE(qp->port) == sel->port) &&
+	       qp->key.qpn >= sel->qmin && qp->key.qpn <= sel->qmax &&
+	       (u64)atomic64_read(&qp->gen) >= sel->since;
+}
+
+/*
+ * A top-K dump's selection, K-bounded, and its sample: every QP the caller
+ * may see gets a base in the slot (rt_qp_sample_mutex held).
+ */
+static void rt_qp_select_top(struct net *net, struct rt_qp_dump *d,
+			     unsigned int slot)
+{
+	const struct rt_qp_sel *sel = &d->sel;
 	struct rt_qpdev *qd = NULL;
-	unsigned int n = 0;
+	struct rt_qp_rank r;
 	struct rt_qp *qp;
-	u64 val;
+	bool visible;
 
 	rcu_read_lock();
 	list_for_each_entry_rcu(qp, &rt_qp_list, list) {
-		if (n == cap)
-			break;
-		/* Only devices the caller's namespace may see. */
-		if (!qd || qd->index != qp->key.dev)
-			qd = rt_qpdev_find(qp->key.dev, NULL);
-		if (!qd || !rdma_dev_access_netns(qd->ibdev, net))
+		bool in = rt_qp_selected(net, sel, qp, &qd, &visible);
+
+		if (!visible)
 			continue;
-		/* Every QP the caller may see is in a top-K sample. */
-		val = sel->topk ? rt_qp_sample(qp, sel->by, sel->sample, gen) : 0;
-		if ((sel->filtered && qp->key.dev != sel->dev) ||
-		    (sel->port && READ_ONCE(qp->port) != sel->port) ||
-		    qp->key.qpn < sel->qmin || qp->key.qpn > sel->qmax ||
-		    (u64)atomic64_read(&qp->gen) < sel->since)
+		r.val = rt_qp_sample(qp, slot, sel->by, sel->sample, d->gen);
+		if (!in)
 			continue;
-		rank[n].key = qp->key;
-		rank[n].val = val;
-		n++;
+		r.key = qp->key;
+		d->n = rt_qp_heap_offer(d->top, d->n, sel->topk, &r);
 	}
 	rcu_read_unlock();
-	return n;
+	sort(d->top, d->n, sizeof(*d->top), rt_qp_rank_cmp, NULL);
 }
 
 /**
- * rt_qp_dump_begin - QP_GET dump: select and order the QPs to send
+ * rt_qp_dump_begin - QP_GET dump: parse the request; with TOP_K, select
  * @cb: the dump
  *
  * Runs in the first pass of the dump rather than in .start, so that its
  * errors reach user space with their extack on 6.1 too (see rt_dump_begin()
  * in rocetune_nl.c).
- * Filters: device, QP number range, changed since a generation; with
- * TOP_K, only the K QPs with the highest TOP_BY counter (default
- * rx_ecn_ce_pkts), highest first, or with TOP_SAMPLE the highest change
- * since that sample.  The selection is a list of keys: each QP is looked
- * up again when sent, so QPs and devices may go away mid-dump.
+ * Filters: device, port, QP number range, changed since a generation.
+ * Without TOP_K the passes walk the table in order; with TOP_K, only the K
+ * QPs with the highest TOP_BY counter (default rx_ecn_ce_pkts) are sent,
+ * highest first, or with TOP_SAMPLE those with the highest change since
+ * that sample of the caller's.  Each QP is looked up again when sent, so
+ * QPs and devices may go away mid-dump.
  *
  * Return: 0 or a negative errno.
  */
@@ -1532,89 +1701,91 @@ static int rt_qp_dump_begin(struct netlink_callback *cb)
 {
 	struct net *net = sock_net(cb->skb->sk);
 	struct nlattr **tb = rt_qp_dump_attrs(cb);
-	struct rt_qp_rank *rank;
+	struct rt_qp_slot *slot;
 	struct rt_qp_dump *d;
 	struct rt_qp_sel sel;
-	unsigned int cap, n;
-	u64 gen;
 	int err;
 
 	cb->args[0] = 0;
 	err = rt_qp_sel_parse(net, tb, &sel, cb->extack);
 	if (err)
 		return err;
-
-	if (sel.topk) {
-		mutex_lock(&rt_qp_sample_mutex);
-		if (sel.sample && sel.sample != rt_qp_sample_gen) {
-			mutex_unlock(&rt_qp_sample_mutex);
-			NL_SET_ERR_MSG_ATTR(cb->extack, tb[ROCETUNE_A_QP_TOP_SAMPLE],
-					    "sample not held: a newer top-K dump took the current one");
-			return -ESTALE;
-		}
-	}
-	/* First the generation, then the entries: see the top of the file. */
-	gen = atomic64_inc_return(&rt_qp_gen);
-	cap = atomic_read(&rt_qp_count) + 1;
-	rank = kvmalloc_array(cap, sizeof(*rank), GFP_KERNEL);
-	if (!rank) {
-		if (sel.topk)
-			mutex_unlock(&rt_qp_sample_mutex);
+	/* Bounded: TOP_K is at most RT_QP_TOP_K_MAX. */
+	d = kvzalloc(struct_size(d, top, sel.topk), GFP_KERNEL);
+	if (!d)
 		return -ENOMEM;
-	}
-	n = rt_qp_select(net, &sel, gen, rank, cap);
-	if (sel.topk) {
-		rt_qp_sample_gen = gen;
-		mutex_unlock(&rt_qp_sample_mutex);
-	}
-
-	sort(rank, n, sizeof(*rank),
-	     sel.topk ? rt_qp_rank_cmp : rt_qp_rank_key_cmp, NULL);
-	if (sel.topk && n > sel.topk)
-		n = sel.topk;
-	d = kvmalloc(struct_size(d, sel, n), GFP_KERNEL);
-	if (!d) {
-		kvfree(rank);
-		return -ENOMEM;
-	}
-	d->gen = gen;
+	d->sel = sel;
 	d->admin = netlink_capable(cb->skb, CAP_NET_ADMIN);
 	d->delta = sel.sample != 0;
-	d->n = n;
-	d->pos = 0;
-	memcpy(d->sel, rank, flex_array_size(d, sel, n));
-	kvfree(rank);
+	if (sel.filtered)
+		d->next = rt_qp_xa_index(sel.dev, sel.qmin);
+	if (!sel.topk) {
+		/* First the generation, then the entries: see the top. */
+		d->gen = atomic64_inc_return(&rt_qp_gen);
+		cb->args[0] = (long)d;
+		return 0;
+	}
+
+	mutex_lock(&rt_qp_sample_mutex);
+	slot = rt_qp_slot_get(rt_qp_requester(cb), sel.sample,
+			      tb[ROCETUNE_A_QP_TOP_SAMPLE], cb->extack);
+	if (!slot) {
+		mutex_unlock(&rt_qp_sample_mutex);
+		kvfree(d);
+		return -ESTALE;
+	}
+	if (sel.sample && slot->by != sel.by) {
+		mutex_unlock(&rt_qp_sample_mutex);
+		kvfree(d);
+		NL_SET_ERR_MSG_ATTR(cb->extack, tb[ROCETUNE_A_QP_TOP_BY],
+				    "the sample holds another counter: rank by the TOP_BY it was taken with");
+		return -EINVAL;
+	}
+	d->gen = atomic64_inc_return(&rt_qp_gen);
+	rt_qp_select_top(net, d, slot - rt_qp_slots);
+	slot->uid = rt_qp_requester(cb);
+	slot->gen = d->gen;
+	slot->by = sel.by;
+	slot->used = ++rt_qp_slot_clock;
+	mutex_unlock(&rt_qp_sample_mutex);
 	cb->args[0] = (long)d;
 	return 0;
 }
 
-/**
- * rt_qp_get_dumpit - QP_GET dump: send the selected QPs
- * @skb: the message to fill
- * @cb: the dump
- *
- * Return: the length of @skb, 0 at the end, or a negative errno.
+/*
+ * The next QP of a dump without TOP_K from @d->next on, copied into @s;
+ * rt_qp_xa index in *@idx.  Return: false at the end.
  */
-int rt_qp_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+static bool rt_qp_next(struct net *net, struct rt_qp_dump *d,
+		       struct rt_qp_snap *s, unsigned long *idx)
 {
-	struct rt_qp_dump *d;
-	struct rt_qp_snap *s;
+	unsigned long max = ULONG_MAX;
+	struct rt_qpdev *qd = NULL;
+	struct rt_qp *qp;
+	bool visible;
+
+	if (d->sel.filtered)
+		max = rt_qp_xa_index(d->sel.dev, d->sel.qmax);
+	rcu_read_lock();
+	xa_for_each_range(&rt_qp_xa, *idx, qp, d->next, max) {
+		if (rt_qp_selected(net, &d->sel, qp, &qd, &visible)) {
+			rt_qp_snap(qp, s);
+			rcu_read_unlock();
+			return true;
+		}
+	}
+	rcu_read_unlock();
+	return false;
+}
+
+/* Send the selected QPs of a top-K dump. */
+static int rt_qp_dump_top(struct sk_buff *skb, struct netlink_callback *cb,
+			  struct rt_qp_dump *d, struct rt_qp_snap *s)
+{
 	int err = 0;
 
-	if (!cb->args[1]) {
-		cb->args[1] = 1;
-		err = rt_qp_dump_begin(cb);
-		if (err)
-			return err;
-	}
-	d = (struct rt_qp_dump *)cb->args[0];
-	if (!d)
-		return 0;
-	s = kmalloc(sizeof(*s), GFP_KERNEL);
-	if (!s)
-		return -ENOMEM;
 	for (; d->pos < d->n; d->pos++) {
-		const struct rt_qp_rank *r = &d->sel[d->pos];
+		const struct rt_qp_rank *r = &d->top[d->pos];
 		struct rt_qp *qp;
 
 		rcu_read_lock();
@@ -1633,6 +1804,58 @@ int rt_qp_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 		if (err)
 			break;
 	}
+	return err;
+}
+
+/**
+ * rt_qp_get_dumpit - QP_GET dump: send the selected QPs
+ * @skb: the message to fill
+ * @cb: the dump
+ *
+ * A top-K dump sends the QPs it selected at once (the ranking is one
+ * moment's); the others follow the table with a cursor, and a pass after
+ * a QP came or went marks the dump NLM_F_DUMP_INTR.
+ *
+ * Return: the length of @skb, 0 at the end, or a negative errno.
+ */
+int rt_qp_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct net *net = sock_net(cb->skb->sk);
+	struct rt_qp_dump *d;
+	struct rt_qp_snap *s;
+	unsigned long idx;
+	int err = 0;
+
+	if (!cb->args[1]) {
+		cb->args[1] = 1;
+		err = rt_qp_dump_begin(cb);
+		if (err)
+			return err;
+	}
+	d = (struct rt_qp_dump *)cb->args[0];
+	if (!d)
+		return 0;
+	s = kmalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return -ENOMEM;
+	if (d->sel.topk) {
+		err = rt_qp_dump_top(skb, cb, d, s);
+		goto out;
+	}
+	cb->seq = READ_ONCE(rt_qp_tblseq);
+	while (rt_qp_next(net, d, s, &idx)) {
+		unsigned int off = skb->len;
+
+		err = rt_qp_fill(skb, s, d->gen, d->admin, NULL,
+				 NETLINK_CB(cb->skb).portid,
+				 cb->nlh->nlmsg_seq, NLM_F_MULTI);
+		rt_qp_snap_put(s);
+		if (err)
+			break;
+		rt_dump_check(cb, skb, off);
+		d->next = idx + 1;
+	}
+out:
 	kfree(s);
 	if (err == -EMSGSIZE && skb->len)
 		return skb->len;
@@ -1798,15 +2021,19 @@ int rt_qp_stats_doit(struct sk_buff *skb, struct genl_info *info)
  * @skb: the message to fill
  * @cb: the dump; cb->args[0] is the next device index
  *
+ * A pass after a device came or went marks the dump NLM_F_DUMP_INTR.
+ *
  * Return: the length of @skb or a negative errno.
  */
 int rt_qp_stats_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	u32 next = cb->args[0], best;
 	struct rt_qpdev *qd, *pick;
+	unsigned int off;
 	int err = 0;
 
 	mutex_lock(&rt_qpdev_mutex);
+	cb->seq = rt_qpdev_seq;
 	for (;;) {
 		pick = NULL;
 		best = U32_MAX;
@@ -1819,10 +2046,12 @@ int rt_qp_stats_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 			}
 		if (!pick)
 			break;
+		off = skb->len;
 		err = rt_qp_stats_fill(skb, pick, NETLINK_CB(cb->skb).portid,
 				       cb->nlh->nlmsg_seq, NLM_F_MULTI);
 		if (err)
 			break;
+		rt_dump_check(cb, skb, off);
 		next = pick->index + 1;
 	}
 	mutex_unlock(&rt_qpdev_mutex);
@@ -1843,6 +2072,8 @@ int __init rt_qp_init(void)
 {
 	int err;
 
+	/* rt_qp_xa_index(): a device index above a 24-bit QP number. */
+	BUILD_BUG_ON(BITS_PER_LONG < 64);
 	rt_qp_max = clamp_t(u32, qp_max, 1, RT_QP_TABLE_LIMIT);
 	if (rt_qp_max != qp_max)
 		pr_warn("qp_max=%u out of range, using %u\n", qp_max, rt_qp_max);
@@ -1876,6 +2107,7 @@ void rt_qp_fini(void)
 	WARN_ON(rt_qp_nacct);
 	rt_qptrack_fini();
 	rt_qp_flush(0, true);
+	xa_destroy(&rt_qp_xa);
 	rcu_barrier();
 	rhashtable_destroy(&rt_qp_tx_ht);
 	rhashtable_destroy(&rt_qp_ht);

@@ -55,6 +55,13 @@ enum rt_qpc {
 /* struct rt_qp's tx.psn: the highest request PSN sent, when this is set. */
 #define RT_QP_PSN_VALID		BIT_ULL(32)
 
+/*
+ * Top-K samples held at a time (each costs 16 bytes per QP entry), and per
+ * requesting user.
+ */
+#define RT_QP_SAMPLES		8
+#define RT_QP_SAMPLES_PER_USER	2
+
 /**
  * struct rt_qp_key - identity of a local QP
  * @dev: RDMA device index
@@ -100,8 +107,8 @@ struct rt_qp_txkey {
  * @first_ns: CLOCK_MONOTONIC time of the first packet (coarse: the clock
  *	tick), 0 before it
  * @last_ns: likewise, of the last packet; written once a tick at most
- * @base: the counters at the top-K sample @base_gen (rt_qp_sample_mutex)
- * @base_gen: generation of the top-K dump that took @base, 0 for none
+ * @base: per top-K sample slot (rocetune_qp.c), the slot's counter when
+ *	the top-K dump of generation @base[].gen took it (rt_qp_sample_mutex)
  * @rcu: deferred free
  * @rx: the counters of received packets (enum rt_qpc, see rt_qp_cnt())
  * @tx: the counters of sent packets, and in @tx.psn the highest request PSN
@@ -126,8 +133,10 @@ struct rt_qp {
 	atomic64_t gen;
 	atomic64_t first_ns;
 	atomic64_t last_ns;
-	u64 base[RT_QPC_NUM];
-	u64 base_gen;
+	struct {
+		u64 val;
+		u64 gen;
+	} base[RT_QP_SAMPLES];
 	struct rcu_head rcu;
 	/* Written by every packet, one cache line per direction. */
 	struct {

@@ -50,6 +50,9 @@ struct rt_qp_req {
  * State of one "qp show": the highest dump generation seen; for
  * Prometheus, the QPs (the format groups samples by metric).
  */
+/* Runs of a QP dump that QPs coming or going made inconsistent. */
+#define RT_QP_DUMP_TRIES	3
+
 struct rt_qp_show_ctx {
 	struct rt_cli *cli;
 	uint64_t gen;
@@ -121,10 +124,7 @@ static int rt_qp_show_cb(const struct nlmsghdr *nlh, void *arg)
 	if (qp.gen > ctx->gen)
 		ctx->gen = qp.gen;
 	ctx->n++;
-	if (ctx->cli->output != RT_OUTPUT_PROMETHEUS) {
-		rt_qp_print(&ctx->cli->pr, &qp);
-		return 0;
-	}
+	/* Kept, printed at the end: a dump marked inconsistent runs again. */
 	if (ctx->nv == ctx->cap) {
 		size_t cap = ctx->cap ? 2 * ctx->cap : 64;
 		struct rt_qp *v = realloc(ctx->v, cap * sizeof(*v));
@@ -292,7 +292,8 @@ static int rt_qp_show(struct rt_cli *cli)
 	struct rt_qp_show_ctx ctx = { .cli = cli };
 	char path[4096] = "";
 	struct rt_qp_req req;
-	int err;
+	int err, tries;
+	size_t i;
 
 	err = rt_qp_show_parse(cli, &req);
 	/* Series per QP: bounded, whatever the number of QPs. */
@@ -309,15 +310,28 @@ static int rt_qp_show(struct rt_cli *cli)
 	err = rt_cli_nl_open(cli);
 	if (err)
 		return err;
-	rt_print_open_array(&cli->pr, NULL);
-	err = rt_qp_show_req(cli, &req, &ctx);
+	/*
+	 * The kernel marks a dump during which QPs came or went (never a
+	 * top-K one, whose ranking is one moment's): it is simply run again.
+	 */
+	for (tries = 0; tries < RT_QP_DUMP_TRIES; tries++) {
+		ctx.n = 0;
+		ctx.nv = 0;
+		ctx.gen = 0;
+		err = rt_qp_show_req(cli, &req, &ctx);
+		if (err != -EINTR)
+			break;
+	}
 	if (err == -ESTALE && req.changed && !ctx.n) {
-		/* Another reader's top-K dump took a newer sample. */
+		/* The sample of the previous call was replaced meanwhile. */
 		fprintf(stderr,
-			"rocetune: note: the sample of the previous call was replaced by another top-K reader; ranking by totals\n");
+			"rocetune: note: the sample of the previous call is no longer held (replaced by a newer top-K sample); ranking by totals\n");
 		req.has_since = false;
 		err = rt_qp_show_req(cli, &req, &ctx);
 	}
+	rt_print_open_array(&cli->pr, NULL);
+	for (i = 0; !err && cli->output != RT_OUTPUT_PROMETHEUS && i < ctx.nv; i++)
+		rt_qp_print(&cli->pr, &ctx.v[i]);
 	rt_print_close_array(&cli->pr);
 	if (!err && cli->output == RT_OUTPUT_PROMETHEUS)
 		rt_prom_write_qps(stdout, ctx.v, ctx.nv);

@@ -7,9 +7,10 @@
 # packets are injected (rt_qp.py inject: a BTH naming the QP, which rxe
 # drops and the module counts), so that each QP gets an exact number.
 # Also who is told a QP's owner: only callers with CAP_NET_ADMIN, as their
-# PID namespace sees it.
+# PID namespace sees it; and that a dump across a change of the QPs or of
+# the devices is marked NLM_F_DUMP_INTR, and the CLI then runs it again.
 
-ALL_TESTS="top_k_and_delta top_k_since_sample owners_per_reader"
+ALL_TESTS="top_k_and_delta top_k_since_sample owners_per_reader dump_interrupted"
 
 source "$(dirname "$0")/qp_lib.sh"
 
@@ -19,13 +20,16 @@ IDLE_QPNS=()
 # idle_start N: N ibv_rc_pingpong servers on rxe1, each holding an RC QP
 # and waiting for its client; their QP numbers go to IDLE_QPNS, ascending.
 idle_start() {
-	local i p
+	local i
 
+	# All at once: each creates its QP before it listens.
 	for ((i = 0; i < $1; i++)); do
-		p=$((PORT + 10 + i))
-		ibv_rc_pingpong -d "$RT_RXE1" -g "$G1" -p "$p" > /dev/null 2>&1 &
+		ibv_rc_pingpong -d "$RT_RXE1" -g "$G1" -p $((PORT + 10 + i)) \
+			> /dev/null 2>&1 &
 		IDLE_PIDS+=($!)
-		wait_for 10 rt_port_listening "$p" || return 1
+	done
+	for ((i = 0; i < $1; i++)); do
+		wait_for 30 rt_port_listening $((PORT + 10 + i)) || return 1
 	done
 	mapfile -t IDLE_QPNS < <(rdma -j res show qp |
 		jq -r ".[] | select(.ifname == \"$RT_RXE1\" and .comm == \"ibv_rc_pingpong\") | .lqpn" |
@@ -81,7 +85,7 @@ top_k_and_delta() {
 }
 
 top_k_since_sample() {
-	local x y s s2 top out rc dir
+	local x y s t top out rc dir i
 
 	RET=0
 	qp_reload
@@ -97,34 +101,53 @@ top_k_since_sample() {
 	check_err $? "no sample generation from a top-K dump"
 	inject "$x" 3 && inject "$y" 5
 	check_err $? "the injection failed"
+	# By totals; this dump takes root's second sample, T.
 	top=$(rt_qp dump --dev "$RT_RXE1" --qpn-from "$x" --top-k 2 \
 		--top-by rx_pkts)
+	t=$(jq -e '.[0].gen' <<< "$top")
 	echo "# totals: $(top_qpns "$top")"
 	[ "$(top_qpns "$top")" = "$x:- $y:-" ]
 	check_err $? "by totals, expected $x then $y"
-	# That dump took a new sample: S is no longer held.
+	# Another user's top-K dumps, however many, replace only its own
+	# samples: root's S and T stay.
+	for i in 1 2 3 4 5 6; do echo "qp_get QP_TOP_K:u32:2 --dump"; done |
+		genl_as nobody batch > "$OUT/nobody-top.json"
+	[ "$(jq -s '[.[] | select(.errno == 0)] | length' "$OUT/nobody-top.json")" = 6 ]
+	check_err $? "user 65534's top-K dumps failed: $(jq -c -s 'map(.msg)' "$OUT/nobody-top.json")"
+	top=$(rt_qp dump --dev "$RT_RXE1" --qpn-from "$x" --top-k 2 \
+		--top-by rx_pkts --top-sample "$s")
+	echo "# since sample $s, after 6 top-K dumps of user 65534: $(top_qpns "$top")"
+	[ "$(top_qpns "$top")" = "$y:5 $x:3" ]
+	check_err $? "since sample $s, expected $y:5 then $x:3"
+	# That dump chained root's sample: U replaced S in its slot.
 	out=$("$RT_CLI" qp show top 2 by rx_pkts since "$s" 2>&1)
 	rc=$?
 	[ "$rc" = 1 ] && grep -q "sample not held" <<< "$out"
-	check_err $? "a replaced sample: exit $rc, \"$out\""
-	# Sample again; the change since it, through the CLI's "changed".
+	check_err $? "a sample replaced by its own chain: exit $rc, \"$out\""
+	# A user holds two samples: a third replaces its oldest (T).
+	rt_qp dump --top-k 1 > /dev/null && rt_qp dump --top-k 1 > /dev/null
+	out=$("$RT_CLI" qp show top 2 by rx_pkts since "$t" 2>&1)
+	rc=$?
+	[ "$rc" = 1 ] && grep -q "sample not held" <<< "$out"
+	check_err $? "root's oldest sample after two more: exit $rc, \"$out\""
+	# The CLI's "changed" chains its samples in one slot.
 	dir=$(mktemp -d)
 	XDG_RUNTIME_DIR=$dir "$RT_CLI" -j qp show dev "$RT_RXE1" top 2 \
 		by rx_pkts changed > /dev/null
-	s2=$(cat "$dir/rocetune-qp-top-gen")
+	s=$(cat "$dir/rocetune-qp-top-gen")
 	check_err $? "\"changed\" kept no sample generation"
 	inject "$x" 3 && inject "$y" 5
 	check_err $? "the injection failed"
 	top=$(XDG_RUNTIME_DIR=$dir "$RT_CLI" -j qp show dev "$RT_RXE1" top 2 \
 		by rx_pkts changed)
-	echo "# since sample $s2: $(top_qpns "$top")"
+	echo "# since sample $s: $(top_qpns "$top")"
 	[ "$(top_qpns "$top")" = "$y:5 $x:3" ]
 	check_err $? "since the sample, expected $y:5 then $x:3"
-	[ "$(cat "$dir/rocetune-qp-top-gen")" -gt "$s2" ]
+	[ "$(cat "$dir/rocetune-qp-top-gen")" -gt "$s" ]
 	check_err $? "\"changed\" did not keep the new sample's generation"
 	rm -rf "$dir"
 	idle_stop
-	log_test "top-K since a sample: ranked by the change (Y 5 over X 3), not the totals"
+	log_test "top-K since a sample: by the change (Y 5 over X 3); samples per user, another user's dumps replace none"
 }
 
 # genl_as WHO ARGS...: rt_genl.py as root (root), user 65534 (nobody), root
@@ -180,9 +203,98 @@ owners_per_reader() {
 	log_test "a QP's owner: to root its PID and command, to user 65534, user-namespace root and a PID namespace that cannot see it nothing"
 }
 
-qp_test_cleanup() {
-	idle_stop
+# new_idle_qp_cmd PORT NAME: the shell command that starts one more idle
+# QP (its server's PID in $OUT/NAME.pid) and returns once the QP exists;
+# the --pause-cmd of rt_genl.py runs it while a dump is half read.
+new_idle_qp_cmd() {
+	echo "ibv_rc_pingpong -d $RT_RXE1 -g $G1 -p $1 > /dev/null 2>&1 &
+		echo \$! > $OUT/$2.pid
+		while ! ss -ltnH 'sport = :$1' | grep -q LISTEN; do sleep 0.2; done"
 }
 
-rt_require_cmd rdma
+# qp_gen_above GEN: a QP dump began since the generation was GEN.
+qp_gen_above() {
+	[ "$("$RT_CLI" -j qp stats dev "$RT_RXE1" | jq '.[0].gen')" -gt "$1" ]
+}
+
+# cli_retry: "qp show" while a QP comes.  strace holds the CLI's QP_GET
+# sendmsg() (the second; the first asks for the family) for 8 s after the
+# kernel filled the dump's first part; the QP comes then.  The kernel marks
+# the dump, the CLI sends QP_GET again and prints every QP once.
+cli_retry() {
+	local g pid n got want
+
+	g=$("$RT_CLI" -j qp stats dev "$RT_RXE1" | jq -e '.[0].gen') || return 1
+	strace -qq -o "$OUT/cli-retry.strace" -e trace=sendmsg \
+		-e inject=sendmsg:delay_exit=8000000:when=2 \
+		"$RT_CLI" -j qp show dev "$RT_RXE1" > "$OUT/cli-retry.json" \
+		2> "$OUT/cli-retry.err" &
+	pid=$!
+	wait_for 20 qp_gen_above "$g" &&
+		bash -c "$(new_idle_qp_cmd $((PORT + 41)) cli-retry)"
+	[ -s "$OUT/cli-retry.pid" ] && IDLE_PIDS+=("$(cat "$OUT/cli-retry.pid")")
+	kill -0 "$pid" 2> /dev/null ||
+		{ echo "# the QP came after the CLI's dump (a slow host?)"; return 1; }
+	wait "$pid" || { echo "# the CLI failed: $(cat "$OUT/cli-retry.err")"; return 1; }
+	n=$(grep -c '^sendmsg(.*nlmsg_type=rocetune' "$OUT/cli-retry.strace")
+	got=$(jq -c '[.[].qpn]' "$OUT/cli-retry.json")
+	want=$(rt_qp dump --dev "$RT_RXE1" | jq -c '[.[].qpn]')
+	echo "# the CLI sent QP_GET $n times; it printed $(jq length <<< "$got") QPs, the table has $(jq length <<< "$want")"
+	[ "$n" = 2 ] && [ "$got" = "$want" ] &&
+		[ "$(jq 'unique | length' <<< "$got")" = "$(jq length <<< "$got")" ]
+}
+
+SIM_BUS=/sys/bus/rocetune_sim
+SIM_ID=31
+
+# A dump's first part is filled when the request is sent, the next ones as
+# they are read; rt_genl.py --pause-cmd changes the table in between.
+dump_interrupted() {
+	local out
+
+	RET=0
+	rm -f "$OUT/intr.pid" "$OUT/cli-retry.pid"
+	# Any table will do: the previous test's, or a fresh one.
+	[ -d /sys/module/rocetune ] || qp_reload
+	check_err $? "cannot load rocetune.ko"
+	idle_start 2
+	check_err $? "cannot start 2 idle ibv_rc_pingpong servers"
+	out=$(genl_as root req qp_get "DEV_NAME:str:$RT_RXE1" --dump)
+	echo "# an undisturbed dump: $(jq -c '{replies, recvs, intr}' <<< "$out")"
+	[ "$(jq .errno <<< "$out")" = 0 ] && [ "$(jq .replies <<< "$out")" -ge 2 ] &&
+		[ "$(jq .intr <<< "$out")" = false ]
+	check_err $? "an undisturbed dump: $out"
+	out=$(genl_as root req qp_get "DEV_NAME:str:$RT_RXE1" --dump \
+		--pause-cmd "$(new_idle_qp_cmd $((PORT + 40)) intr)")
+	echo "# a QP created mid-dump: $(jq -c '{replies, recvs, intr}' <<< "$out")"
+	[ "$(jq .errno <<< "$out")" = 0 ] && [ "$(jq .intr <<< "$out")" = true ]
+	check_err $? "a QP created mid-dump did not mark it NLM_F_DUMP_INTR: $out"
+	[ -s "$OUT/intr.pid" ] && IDLE_PIDS+=("$(cat "$OUT/intr.pid")")
+	cli_retry
+	check_err $? "the CLI did not run an interrupted dump again to a complete result"
+	idle_stop
+	# A simulated NIC comes while a port dump is half done.
+	rt_sim_load
+	check_err $? "cannot load rocetune_sim"
+	out=$(genl_as root req port_get --dump \
+		--pause-cmd "echo '$SIM_ID mlx5' > $SIM_BUS/new_device")
+	echo "# a device added mid-dump: $(jq -c '{replies, recvs, intr}' <<< "$out")"
+	[ "$(jq .errno <<< "$out")" = 0 ] && [ "$(jq .intr <<< "$out")" = true ]
+	check_err $? "a device added mid-dump did not mark it NLM_F_DUMP_INTR: $out"
+	sim_cleanup
+	log_test "dumps that change under the reader are marked NLM_F_DUMP_INTR (QPs, devices); the CLI runs them again"
+}
+
+sim_cleanup() {
+	[ -d "$SIM_BUS/devices/rocetune_sim$SIM_ID" ] &&
+		echo "$SIM_ID" > "$SIM_BUS/del_device"
+	rt_sim_unload
+}
+
+qp_test_cleanup() {
+	idle_stop
+	sim_cleanup 2> /dev/null
+}
+
+rt_require_cmd rdma strace
 qp_main

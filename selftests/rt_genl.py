@@ -22,7 +22,12 @@ split over several recv() calls is complete.
       {"event": TYPE, "dev": NAME, "port": N, "attrs": [NAMES]}
 
 With --attrs, "attrs" lists the attribute names of each reply (and
-"QP.NAME" for those nested in ROCETUNE_A_QP).
+"QP.NAME" for those nested in ROCETUNE_A_QP).  A dump's result has "intr":
+true when a message of it carried NLM_F_DUMP_INTR (the dumped objects
+changed between two parts of it); with --pause-cmd CMD, the shell command
+CMD runs after the request is sent, before the first recv() of the reply
+(the kernel fills a dump's first part when the request is sent, its next
+ones as they are read).
 """
 
 import json
@@ -30,6 +35,7 @@ import os
 import re
 import socket
 import struct
+import subprocess
 import sys
 import time
 
@@ -48,6 +54,7 @@ NETLINK_ADD_MEMBERSHIP = 1
 NLM_F_REQUEST = 1
 NLM_F_ACK = 4
 NLM_F_DUMP = 0x300
+NLM_F_DUMP_INTR = 0x10
 NLMSG_ERROR = 2
 NLMSG_DONE = 3
 NLMSGERR_ATTR_MSG = 1
@@ -128,9 +135,13 @@ class Genl:
         hdr = struct.pack("=IHHII", 16 + len(msg), ftype, flags, self.seq, 0)
         self.sock.send(hdr + msg)
 
-    def recv_all(self):
-        """Returns (errno, extack message, [reply attrs], recv calls)."""
+    def recv_all(self, pause_cmd=None):
+        """Returns (errno, extack message, [reply attrs], recv calls);
+        self.intr tells whether a message carried NLM_F_DUMP_INTR."""
         replies, recvs = [], 0
+        self.intr = False
+        if pause_cmd:
+            subprocess.run(pause_cmd, shell=True, check=True)
         while True:
             data = self.sock.recv(self.bufsize)
             recvs += 1
@@ -138,6 +149,8 @@ class Genl:
             while off + 16 <= len(data):
                 mlen, mtype, mflags, _, _ = struct.unpack_from("=IHHII",
                                                                data, off)
+                if mflags & NLM_F_DUMP_INTR and mtype != NLMSG_ERROR:
+                    self.intr = True
                 body = data[off + 16:off + mlen]
                 if mtype == NLMSG_ERROR:
                     err = -struct.unpack_from("=i", body)[0]
@@ -190,11 +203,16 @@ def request(g, fam, argv):
     result dict."""
     dump = "--dump" in argv
     with_attrs = "--attrs" in argv
+    pause_cmd = None
+    if "--pause-cmd" in argv:
+        i = argv.index("--pause-cmd")
+        pause_cmd = argv[i + 1]
+        del argv[i:i + 2]
     argv = [a for a in argv if a not in ("--dump", "--attrs")]
     payload = b"".join(encode(s) for s in argv[1:])
     flags = NLM_F_REQUEST | NLM_F_ACK | (NLM_F_DUMP if dump else 0)
     g.send(fam, flags, CMDS[argv[0]], payload)
-    err, msg, replies, recvs = g.recv_all()
+    err, msg, replies, recvs = g.recv_all(pause_cmd)
     names = []
     for r in replies:
         if ROCETUNE_A_DEV_NAME in r:
@@ -205,7 +223,7 @@ def request(g, fam, argv):
             names.append(name)
     res = {"errno": err, "errname": os.strerror(err) if err else "",
            "msg": msg, "replies": len(replies), "recvs": recvs,
-           "names": names}
+           "names": names, "intr": g.intr}
     # Port rates, decoded here independently of the CLI.
     rates = [{CNT_NAMES.get(t, str(t)): struct.unpack("=Q", v[:8])[0]
               for t, v in parse_attrs(r[ROCETUNE_A_RATES]).items()

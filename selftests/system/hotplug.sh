@@ -8,7 +8,10 @@
 # -> "rocetune profile apply dev NETDEV" -> the NIC's DCB state, read back
 # with dcb.  Each apply is timed from the device's creation to the unit
 # having run.  Removing a device stops its unit without failure; adding it
-# again applies again.  An rxe device on a veth whose name needs systemd
+# again applies again.  rocetuned.service (Type=notify, sandboxed) starts,
+# is READY with its STATUS=, puts back what was changed on the sim NIC by
+# hand (dcb and its DCQCN debugfs file), stays running when the NIC goes,
+# and stops cleanly.  An rxe device on a veth whose name needs systemd
 # escaping starts the unit through the infiniband rule.
 
 ALL_TESTS="
@@ -17,6 +20,9 @@ ALL_TESTS="
 	sim_apply
 	sim_remove
 	sim_readd
+	agent_start
+	agent_nic_removed
+	agent_stop
 	rxe_apply
 	rxe_remove
 	no_failed_units
@@ -34,11 +40,15 @@ RXE_PEER=rt-vb
 RXE_DEV=rxe_rt0
 RXE_UNIT='rocetune-apply@rt\x2dva.service'
 PROFILE=/etc/rocetune/10-selftest-sim.conf
+SIM_CC=/sys/kernel/debug/mlx5/rocetune_sim$SIM_ID/cc_params
+AGENT=rocetuned.service
+agent_pid=
 # Seconds from a device's creation to its profile applied.
 APPLY_SECS=${APPLY_SECS:-120}
 first_invocation=
 
 cleanup() {
+	systemctl stop "$AGENT" 2> /dev/null
 	rdma link del "$RXE_DEV" 2> /dev/null
 	ip link del "$RXE_NETDEV" 2> /dev/null
 	[ -e "$SIM_BUS/devices/rocetune_sim$SIM_ID" ] && echo "$SIM_ID" > "$SIM_BUS/del_device"
@@ -69,12 +79,13 @@ prop() {
 	systemctl show -p "$2" --value "$1"
 }
 
-# wait_state UNIT STATE SECS: until UNIT's ActiveState is STATE.
+# wait_state UNIT STATE SECS: until UNIT's ActiveState is STATE; a failed
+# unit stays failed, so that ends the wait at once.
 wait_state() {
-	local unit=$1 state=$2 deadline=$(($(date +%s) + $3))
+	local unit=$1 state=$2 deadline=$(($(date +%s) + $3)) now
 
-	while [ "$(prop "$unit" ActiveState)" != "$state" ]; do
-		[ "$(date +%s)" -lt "$deadline" ] || return 1
+	while now=$(prop "$unit" ActiveState) && [ "$now" != "$state" ]; do
+		[ "$now" != failed ] && [ "$(date +%s)" -lt "$deadline" ] || return 1
 		sleep 0.2
 	done
 }
@@ -92,14 +103,44 @@ failed_units() {
 	systemctl list-units --failed --plain --no-legend --no-pager | awk '{print $1}'
 }
 
-# sim_applied: the sim NIC is as the profile says (read with dcb).
+# sim_applied: the sim NIC is as the profile says (read with dcb, and its
+# mlx5-like DCQCN file in debugfs).
 sim_applied() {
-	local pfc app
+	local pfc app cnp
 
 	pfc=$(dcb pfc show dev "$SIM_DEV" prio-pfc) &&
-		app=$(dcb -N app show dev "$SIM_DEV" dscp-prio) || return 1
+		app=$(dcb -N app show dev "$SIM_DEV" dscp-prio) &&
+		read -r cnp < "$SIM_CC/np_cnp_dscp" || return 1
 	[[ " $pfc " == *" 3:on "* ]] && ! [[ $pfc =~ [0-24-7]:on ]] &&
-		[[ " $app " == *" 26:3 "* ]]
+		[[ " $app " == *" 26:3 "* ]] && [ "$cnp" = 46 ]
+}
+
+sim_state() {
+	echo "$(dcb pfc show dev "$SIM_DEV" prio-pfc); $(dcb -N app show dev "$SIM_DEV" dscp-prio);" \
+		"np_cnp_dscp $(cat "$SIM_CC/np_cnp_dscp")"
+}
+
+# agent_journal [ARGS]: the agent's journal of this boot (one journalctl:
+# each fork costs 0.1-0.3 s under emulation).
+agent_journal() {
+	journalctl -b -u "$AGENT" -o cat --no-pager "$@"
+}
+
+# agent_logged ERE: the agent's journal has a line matching ERE.
+agent_logged() {
+	agent_journal | grep -E -q -- "$1"
+}
+
+# agent_running: active, running, its first main process, never restarted
+# (one systemctl; messages are made only on failure, for the same reason).
+agent_running() {
+	[ "$(systemctl show -p ActiveState,SubState,MainPID,NRestarts "$AGENT" | sort |
+		tr '\n' ' ')" = "ActiveState=active MainPID=$agent_pid NRestarts=0 SubState=running " ]
+}
+
+agent_state() {
+	systemctl show -p ActiveState,SubState,Result,ExecMainStatus,MainPID,NRestarts,StatusText \
+		"$AGENT" | tr '\n' ' '
 }
 
 boot_systemd() {
@@ -156,6 +197,9 @@ sim_apply() {
 		Trust=dscp
 		PFC=3
 		DSCPToPriority=26:3
+
+		[DCQCN]
+		CNPDSCP=46
 	EOF
 	t0=$(up_ms)
 	echo "$SIM_ID mlx5" > "$SIM_BUS/new_device"
@@ -165,11 +209,11 @@ sim_apply() {
 	unit_ok "$SIM_UNIT"
 	check_err $? "$SIM_UNIT: result $(prop "$SIM_UNIT" Result), exit $(prop "$SIM_UNIT" ExecMainStatus)"
 	sim_applied
-	check_err $? "dcb does not show the profile on $SIM_DEV: $(dcb pfc show dev "$SIM_DEV" prio-pfc; dcb -N app show dev "$SIM_DEV" dscp-prio)"
+	check_err $? "$SIM_DEV is not as the profile says: $(sim_state)"
 	first_invocation=$(prop "$SIM_UNIT" InvocationID)
 	journalctl -b -u "$SIM_UNIT" -o cat --no-pager | sed 's/^/#   /'
 	udevadm info -q property "/sys/class/net/$SIM_DEV" | grep '^ROCETUNE_WANTS=' | sed 's/^/#   net: /'
-	log_test "sim NIC $SIM_DEV: rule -> $SIM_UNIT -> profile applied (dcb) in $(applied_ms "$SIM_UNIT" "$t0") ms"
+	log_test "sim NIC $SIM_DEV: rule -> $SIM_UNIT -> profile applied (dcb, cc_params) in $(applied_ms "$SIM_UNIT" "$t0") ms"
 }
 
 sim_remove() {
@@ -197,8 +241,64 @@ sim_readd() {
 	[ "$(prop "$SIM_UNIT" InvocationID)" != "$first_invocation" ]
 	check_err $? "$SIM_UNIT did not run again"
 	sim_applied
-	check_err $? "dcb does not show the profile on the new $SIM_DEV"
+	check_err $? "the new $SIM_DEV is not as the profile says: $(sim_state)"
 	log_test "sim NIC added again: applied again in $(applied_ms "$SIM_UNIT" "$t0") ms"
+}
+
+# The agent's unit as installed: its start (Type=notify: systemctl start
+# returns at READY=1, which the agent sends after its start apply) puts
+# back a PFC and a DCQCN setting changed by hand, through the sandbox
+# (CapabilityBoundingSet=, ProtectSystem=strict, debugfs writable).
+agent_start() {
+	local t0 t1 log l
+
+	RET=0
+	{ rt_dcb pfc set dev "$SIM_DEV" prio-pfc 3:off && echo 7 > "$SIM_CC/np_cnp_dscp"; } ||
+		check_err 1 "cannot change $SIM_DEV by hand"
+	! sim_applied || check_err 1 "$SIM_DEV is still as its profile says: $(sim_state)"
+	t0=$(up_ms)
+	systemctl start "$AGENT" || check_err 1 "systemctl start $AGENT failed: $(agent_state)"
+	t1=$(up_ms)
+	agent_pid=$(prop "$AGENT" MainPID)
+	agent_running || check_err 1 "$AGENT is not running: $(agent_state)"
+	[[ $(prop "$AGENT" StatusText) == "1 RoCE NIC, 1 with a profile; "* ]] ||
+		check_err 1 "$AGENT status: $(agent_state)"
+	sim_applied || check_err 1 "$SIM_DEV is not as the profile says after the start: $(sim_state)"
+	log=$(agent_journal)
+	grep -E -q "^$SIM_DEV: profile ${PROFILE##*/} applied \(start\)" <<< "$log" ||
+		check_err 1 "the agent logged no start apply on $SIM_DEV"
+	while IFS= read -r l; do echo "#   $l"; done <<< "$log"
+	log_test "$AGENT: READY in $((t1 - t0)) ms (systemctl start), profile put back on $SIM_DEV (dcb, cc_params)"
+}
+
+agent_nic_removed() {
+	RET=0
+	echo "$SIM_ID" > "$SIM_BUS/del_device" || check_err 1 "del_device failed"
+	wait_for 30 agent_logged "^$SIM_DEV: gone" ||
+		check_err 1 "the agent did not see $SIM_DEV go"
+	agent_running || check_err 1 "$AGENT is not running after the NIC went: $(agent_state)"
+	[ -z "$(failed_units)" ] || check_err 1 "failed units: $(failed_units | tr '\n' ' ')"
+	agent_journal -p err > "$RT_TMP/agent-errors"
+	[ ! -s "$RT_TMP/agent-errors" ] ||
+		check_err 1 "errors in the agent's journal: $(head -n 3 "$RT_TMP/agent-errors")"
+	log_test "sim NIC removed: $AGENT still running (same pid), no failed unit, no error logged"
+}
+
+# Result=success and exit status 0: the agent ended on SIGTERM by itself.
+agent_stop() {
+	local t0 t1
+
+	RET=0
+	t0=$(up_ms)
+	systemctl stop "$AGENT" || check_err 1 "systemctl stop $AGENT failed"
+	t1=$(up_ms)
+	[ "$(systemctl show -p ActiveState,Result,ExecMainStatus "$AGENT" | sort | tr '\n' ' ')" = \
+		"ActiveState=inactive ExecMainStatus=0 Result=success " ] ||
+		check_err 1 "$AGENT after stop: $(agent_state)"
+	agent_journal -p err > "$RT_TMP/agent-errors"
+	[ ! -s "$RT_TMP/agent-errors" ] ||
+		check_err 1 "errors in the agent's journal: $(head -n 3 "$RT_TMP/agent-errors")"
+	log_test "systemctl stop $AGENT: inactive in $((t1 - t0)) ms, exit status 0, no error logged"
 }
 
 rxe_apply() {

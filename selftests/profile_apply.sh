@@ -75,10 +75,11 @@ sets() {
 # The whole DCB, tunable and DCQCN state of the mlx5 NIC, as the
 # independent tools show it.
 mlx5_state() {
-	# One dcb process for the five reads (a process start is costly in
-	# the emulated guest, and this runs after every injected failure).
-	printf '%s show dev '"$DEV"'\n' ets pfc app maxrate buffer |
-		dcb -j -b - || return 1
+	dcb -j ets show dev "$DEV" || return 1
+	dcb -j pfc show dev "$DEV" || return 1
+	dcb -j app show dev "$DEV" || return 1
+	dcb -j maxrate show dev "$DEV" || return 1
+	dcb -j buffer show dev "$DEV" || return 1
 	ethtool --get-tunable "$DEV" pfc-prevention-tout || return 1
 	grep -H . "$CC"/*
 }

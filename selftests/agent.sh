@@ -62,13 +62,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-expect() {
-	local what=$1 got=$2 want=$3
-
-	[ "$got" = "$want" ]
-	check_err $? "$what: got '$got', expected '$want'"
-}
-
 # log_has ERE: the agent's log has a line matching ERE.
 log_has() {
 	grep -E -- "$1" "$LOG" > /dev/null

@@ -58,13 +58,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-expect() {
-	local what=$1 got=$2 want=$3
-
-	[ "$got" = "$want" ]
-	check_err $? "$what: got '$got', expected '$want'"
-}
-
 value() {
 	cat "$FILE"
 }

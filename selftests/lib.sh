@@ -132,6 +132,15 @@ check_same() {
 	fi
 }
 
+# expect WHAT GOT WANT: like check_err, fails unless GOT equals WANT,
+# naming WHAT and both values.
+expect() {
+	local what=$1 got=$2 want=$3
+
+	[ "$got" = "$want" ]
+	check_err $? "$what: got '$got', expected '$want'"
+}
+
 # rt_setup_failed MSG: a test script's setup failed: fail the script (never
 # a skip).
 rt_setup_failed() {

@@ -51,13 +51,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-expect() {
-	local what=$1 got=$2 want=$3
-
-	[ "$got" = "$want" ]
-	check_err $? "$what: got '$got', expected '$want'"
-}
-
 # jqv FILTER CMD...: CMD's JSON through FILTER; fails on empty output.
 jqv() {
 	local filter=$1 out

@@ -9,8 +9,8 @@
  * NF_INET_LOCAL_OUT, last priority (rxe sends through ip_local_out() and
  * ip6_local_out()).  Only init_net: rxe works there only.  The hooks only
  * read: they always return NF_ACCEPT and never modify, delay or drop.  A
- * packet for a QP number without an entry never allocates memory here
- * (see rt_qp_find()).
+ * packet for a QP without an entry never allocates memory here (see
+ * rocetune_qppend.c).
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -23,6 +23,7 @@
 #include <linux/skbuff.h>
 #include <linux/udp.h>
 #include <net/net_namespace.h>
+#include <net/sock.h>
 
 #include "rocetune.h"
 #include "rocetune_bth.h"
@@ -50,6 +51,12 @@ static void rt_nf_count(struct sk_buff *skb, const struct net_device *ndev,
 
 	if (!ndev)
 		return;
+	/*
+	 * A software RoCE device sends from kernel sockets; a packet that a
+	 * process sends to port 4791 from its own socket is not the device's.
+	 */
+	if (tx && skb->sk && sk_fullsock(skb->sk) && !skb->sk->sk_kern_sock)
+		return;
 	qd = rt_qpdev_by_ifindex(ndev->ifindex);
 	if (!qd)
 		return;
@@ -72,8 +79,12 @@ static void rt_nf_count(struct sk_buff *skb, const struct net_device *ndev,
 			return;
 		}
 	} else {
-		/* RC/UC, CNPs: map the remote QP back to the local one. */
-		qp = rt_qp_lookup_tx(qd, pkt.dqpn, pkt.daddr);
+		/*
+		 * RC/UC, CNPs: map the remote QP back to the local one, else
+		 * wait in a pending entry until the local QP is known.
+		 */
+		qp = rt_qp_lookup_tx(qd, pkt.dqpn, pkt.daddr) ?:
+		     rt_qppend_get_tx(qd, pkt.dqpn, pkt.daddr);
 		if (!qp) {
 			atomic64_inc(&qd->unattr_tx);
 			return;

@@ -276,7 +276,10 @@ static int rt_qp_acct_set(struct rt_qpdev *qd, bool on)
 				return err;
 		}
 		rt_qp_nacct++;
+		WRITE_ONCE(qd->overflow, false);
 		WRITE_ONCE(qd->acct, true);
+		/* Learn the device's QPs. */
+		rt_qptrack_wake();
 		return 0;
 	}
 	WRITE_ONCE(qd->acct, false);
@@ -393,7 +396,7 @@ static void rt_qp_flush(u32 dev, bool all)
  * rt_qp_dev_remove - drop the QP accounting state of a device
  * @ibdev: the device (from the RDMA client's remove callback)
  *
- * After this returns no hook or probe uses @ibdev any more.
+ * After this returns no hook or verification uses @ibdev any more.
  *
  * Context: process context, may sleep.
  */
@@ -559,7 +562,7 @@ int rt_qp_adopt(struct rt_qp *qp)
 
 /*
  * The entry of a local QP, creating it (rt_qp_lock must not be held).
- * Only for QPs that the RDMA core says exist (a modify of the QP): a
+ * Only for QPs that the RDMA core says exist (the verification work): a
  * packet never creates an entry.  Context: rcu_read_lock() held.
  */
 static struct rt_qp *rt_qp_get_or_create(struct rt_qpdev *qd, u32 qpn)
@@ -723,44 +726,6 @@ void rt_qp_free(struct rt_qp *qp)
 }
 
 /**
- * rt_qp_created - a QP was created: start a fresh entry for it
- * @ibqp: the new QP, referenced by the caller (rdma_restrack_add())
- *
- * An old entry with the same QP number belongs to a destroyed QP: it is
- * replaced, so that a reused number does not inherit counts.
- *
- * Context: any context; takes rt_qp_lock.
- */
-void rt_qp_created(struct ib_qp *ibqp)
-{
-	struct rt_qpdev *qd;
-	struct rt_qp *qp;
-
-	rcu_read_lock();
-	qd = rt_qpdev_by_ibdev(ibqp->device);
-	if (!qd)
-		goto out;
-	/* Packets for the number before the QP existed were not its own. */
-	rt_qppend_discard(qd, ibqp->qp_num);
-	spin_lock_bh(&rt_qp_lock);
-	qp = rt_qp_lookup(qd->index, ibqp->qp_num);
-	if (qp)
-		rt_qp_unlink(qp);
-	qp = rt_qp_insert(qd, ibqp->qp_num);
-	if (qp) {
-		qp->type = ibqp->qp_type;
-		qp->type_known = true;
-		if (ibqp->port)
-			WRITE_ONCE(qp->port, ibqp->port);
-		qp->verified = true;
-		rt_qp_owner(qp, ibqp);
-	}
-	spin_unlock_bh(&rt_qp_lock);
-out:
-	rcu_read_unlock();
-}
-
-/**
  * rt_qp_forget - drop the entry of a QP
  * @dev: device index
  * @qpn: QP number
@@ -780,8 +745,17 @@ void rt_qp_forget(u32 dev, u32 qpn)
 	rcu_read_unlock();
 }
 
-/* Drop the entry of a destroyed QP now, or mark it to linger. */
-static void rt_qp_kill(u32 dev, u32 qpn)
+/**
+ * rt_qp_kill - a QP is gone: drop its entry, or mark it to linger
+ * @dev: device index
+ * @qpn: QP number
+ *
+ * With the qp_linger_ms parameter, the entry stays (marked destroyed) for
+ * that long, so that the final counts of short-lived QPs can be read.
+ *
+ * Context: any context; takes rt_qp_lock.
+ */
+void rt_qp_kill(u32 dev, u32 qpn)
 {
 	struct rt_qp *qp;
 
@@ -797,28 +771,6 @@ static void rt_qp_kill(u32 dev, u32 qpn)
 		rt_qp_touch(qp);
 	}
 	spin_unlock_bh(&rt_qp_lock);
-	rcu_read_unlock();
-	rt_qptrack_kick();
-}
-
-/**
- * rt_qp_destroyed - a QP is being destroyed: drop its entry
- * @ibdev: its device
- * @qpn: its QP number
- *
- * With the qp_linger_ms parameter, the entry stays (marked destroyed) for
- * that long, so that the final counts of short-lived QPs can be read.
- *
- * Context: any context; takes rt_qp_lock.
- */
-void rt_qp_destroyed(struct ib_device *ibdev, u32 qpn)
-{
-	struct rt_qpdev *qd;
-
-	rcu_read_lock();
-	qd = rt_qpdev_by_ibdev(ibdev);
-	if (qd)
-		rt_qp_kill(qd->index, qpn);
 	rcu_read_unlock();
 }
 
@@ -876,6 +828,18 @@ out:
 	rcu_read_unlock();
 }
 
+/* Record type, port, owner and identity of @ibqp; marks @qp verified. */
+static void rt_qp_meta(struct rt_qp *qp, struct ib_qp *ibqp)
+{
+	qp->type = ibqp->qp_type;
+	qp->type_known = true;
+	if (ibqp->port)
+		WRITE_ONCE(qp->port, ibqp->port);
+	rt_qp_owner(qp, ibqp);
+	qp->ident = ibqp;
+	qp->verified = true;
+}
+
 /**
  * rt_qp_set_meta - record what the RDMA core says about a QP
  * @dev: device index
@@ -890,47 +854,64 @@ void rt_qp_set_meta(u32 dev, struct ib_qp *ibqp)
 	rcu_read_lock();
 	spin_lock_bh(&rt_qp_lock);
 	qp = rt_qp_lookup(dev, ibqp->qp_num);
-	if (qp) {
-		qp->type = ibqp->qp_type;
-		qp->type_known = true;
-		rt_qp_owner(qp, ibqp);
-		qp->verified = true;
-	}
+	if (qp)
+		rt_qp_meta(qp, ibqp);
 	spin_unlock_bh(&rt_qp_lock);
 	rcu_read_unlock();
 }
 
 /**
- * rt_qp_keys - snapshot the keys of the entries of a device
- * @dev: device index
- * @keys: set to a kvmalloc'ed array (kvfree() it), NULL when empty
- * @unverified_only: only entries not yet verified
+ * rt_qp_learned - a QP that has no entry was found: make its entry
+ * @qd: the device
+ * @ibqp: the QP, referenced
  *
- * Context: process context.
- * Return: the number of keys, or -ENOMEM.
+ * The entry starts at zero, with the type, port and owner the RDMA core
+ * holds.  Context: process context.
+ * Return: 0, -EEXIST when it has an entry, -ENOSPC when the table is full,
+ * -ENOMEM.
  */
-int rt_qp_keys(u32 dev, struct rt_qp_key **keys, bool unverified_only)
+int rt_qp_learned(struct rt_qpdev *qd, struct ib_qp *ibqp)
 {
-	unsigned int cap = atomic_read(&rt_qp_count), n = 0;
+	struct rt_qp *qp;
+	int err;
+
+	qp = rt_qp_alloc(qd, ibqp->qp_num, GFP_KERNEL);
+	if (!qp) {
+		atomic64_inc(&rt_qp_refused);
+		return -ENOMEM;
+	}
+	rt_qp_meta(qp, ibqp);
+	spin_lock_bh(&rt_qp_lock);
+	err = rt_qp_link(qp);
+	spin_unlock_bh(&rt_qp_lock);
+	if (err)
+		rt_qp_free(qp);
+	return err;
+}
+
+/**
+ * rt_qp_next_entry - the next entry of a device, in QP number order
+ * @dev: device index
+ * @qpn: in: the first QP number to look at; out: the entry's
+ *
+ * A cursor that holds nothing between calls: entries may come and go.
+ *
+ * Return: true when there is one at or after *@qpn.
+ */
+bool rt_qp_next_entry(u32 dev, u32 *qpn)
+{
+	unsigned long idx = rt_qp_xa_index(dev, *qpn);
 	struct rt_qp *qp;
 
-	*keys = NULL;
-	if (!cap)
-		return 0;
-	*keys = kvmalloc_array(cap, sizeof(**keys), GFP_KERNEL);
-	if (!*keys)
-		return -ENOMEM;
+	if (*qpn > RT_PSN_MASK)
+		return false;
 	rcu_read_lock();
-	list_for_each_entry_rcu(qp, &rt_qp_list, list) {
-		if (n == cap)
-			break;
-		if (qp->key.dev != dev ||
-		    (unverified_only && READ_ONCE(qp->verified)))
-			continue;
-		(*keys)[n++] = qp->key;
-	}
+	qp = xa_find(&rt_qp_xa, &idx, rt_qp_xa_index(dev, RT_PSN_MASK),
+		     XA_PRESENT);
+	if (qp)
+		*qpn = qp->key.qpn;
 	rcu_read_unlock();
-	return n;
+	return qp;
 }
 
 /* Netlink ---------------------------------------------------------------- */
@@ -1925,7 +1906,7 @@ int rt_qp_set_doit(struct sk_buff *skb, struct genl_info *info)
 			return err;
 		}
 		if (!qd->acct) {
-			/* Hooks and probes stop finding the device first. */
+			/* Hooks and the verification stop finding the device first. */
 			synchronize_rcu();
 			rt_qp_flush(qd->index, false);
 		}
@@ -1962,7 +1943,7 @@ static int rt_qp_stats_fill(struct sk_buff *skb, struct rt_qpdev *qd,
 	    nla_put_u64_64bit(skb, ROCETUNE_A_QP_UNATTR_TX,
 			      atomic64_read(&qd->unattr_tx), ROCETUNE_A_PAD) ||
 	    nla_put_u32(skb, ROCETUNE_A_QP_PENDING, rt_qppend_count(qd)) ||
-	    nla_put_u8(skb, ROCETUNE_A_QP_DEGRADED, !rt_qptrack_probes_ok()) ||
+	    nla_put_u8(skb, ROCETUNE_A_QP_DEGRADED, READ_ONCE(qd->overflow)) ||
 	    nla_put_u8(skb, ROCETUNE_A_QP_HOOKS, rt_qp_hooks()) ||
 	    nla_put_u32(skb, ROCETUNE_A_QP_TABLE_MAX, READ_ONCE(rt_qp_max)) ||
 	    nla_put_u32(skb, ROCETUNE_A_QP_LINGER_MS,
@@ -2064,7 +2045,7 @@ int rt_qp_stats_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 /* Init ------------------------------------------------------------------- */
 
 /**
- * rt_qp_init - set up QP accounting: tables, probes, netfilter hooks
+ * rt_qp_init - set up QP accounting: tables and the QP verification
  *
  * Return: 0 or a negative errno.
  */

@@ -99,6 +99,8 @@ struct rt_qp_txkey {
  * @port: the QP's port, 0 while unknown
  * @rqpn_known: @txkey.rqpn is valid
  * @owner_known: @owner and @comm are valid
+ * @ident: the struct ib_qp the entry was learned from; only compared (a
+ *	different one under the same number is a new QP), never dereferenced
  * @owner: the owner process (thread group), referenced, NULL for kernel
  *	QPs; translated into the reader's PID namespace when sent
  * @comm: owner's command name, or the kernel user's name
@@ -127,6 +129,7 @@ struct rt_qp {
 	u32 port;
 	bool rqpn_known;
 	bool owner_known;
+	const void *ident;
 	struct pid *owner;
 	char comm[TASK_COMM_LEN];
 	u64 dead_ns;
@@ -162,30 +165,52 @@ static inline atomic64_t *rt_qp_cnt(struct rt_qp *qp, enum rt_qpc c)
 	return &qp->tx.cnt[c - RT_QPC_TX_PKTS];
 }
 
-/* QP number of a free pending entry, and of one whose QP was created since. */
+/*
+ * QP number of a free pending entry, and of a claimed entry of the transmit
+ * pending set (which is keyed by its txkey instead).
+ */
 #define RT_QPN_NONE		U32_MAX
-#define RT_QPN_STALE		(U32_MAX - 1)
-/* Pending entries per device: QP numbers seen in packets, not yet known. */
+#define RT_QPN_TX		(U32_MAX - 1)
+/* Pending entries per device and direction, not yet known QPs. */
 #define RT_QP_PEND_MAX		32
+/*
+ * A sent packet's pending entry waits this many verification periods for
+ * its local QP to become known, then its packets count as unattributed.
+ */
+#define RT_QP_TXPEND_PERIODS	3
+/* Delay of the quick run after a packet named a QP without an entry. */
+#define RT_QP_QUICK_MS		10
+/* QP numbers are 24 bits; the scan's round covers them all. */
+#define RT_QPN_LIMIT		BIT(24)
+/* Resource tracking ids a scan looks at per device and verification. */
+#define RT_QP_SCAN_BUDGET	16384
+/* ...of which first this many above the highest QP number seen. */
+#define RT_QP_SCAN_AHEAD	1024
 
 /**
- * struct rt_qppend - QP numbers seen in packets but not known to the table
+ * struct rt_qppend - packets of QPs not known to the table
  * @lock: serializes claiming a slot (packet path) and emptying one
  * @nfree: slots holding an unclaimed entry, read without @lock to refuse
  *	at once when every slot is in use
+ * @tx: the transmit set: slots are keyed by the txkey of sent RC/UC
+ *	packets (remote QP, destination), else by the local QP number
  * @slot: preallocated entries; a free one has key.qpn RT_QPN_NONE, a
- *	claimed one the QP number it counts for
+ *	claimed one the QP number it counts for (RT_QPN_TX and its txkey in
+ *	the transmit set)
  *
- * A packet for a QP number that has no entry is counted on a pending
- * entry: nothing is allocated in the packet path, and at most
- * RT_QP_PEND_MAX numbers per device wait for the verification work, which
- * looks each up in the RDMA core's resource tracking and either moves the
- * entry into the table (a real QP: its counts stay exact) or drops it and
- * adds its packets to the device's unattributed counts.
+ * A packet for a QP that has no entry is counted on a pending entry:
+ * nothing is allocated in the packet path, and at most RT_QP_PEND_MAX
+ * numbers per device and set wait for the verification work.  A local QP
+ * number is looked up in the RDMA core's resource tracking: a real QP's
+ * entry moves into the table (its counts stay exact), any other is dropped
+ * and its packets are added to the device's unattributed counts.  A sent
+ * packet's (remote QP, destination) waits until a local QP connected to it
+ * is known (RT_QP_TXPEND_PERIODS at most) and its packets join that QP's.
  */
 struct rt_qppend {
 	spinlock_t lock;	/* see above */
 	unsigned int nfree;
+	bool tx;
 	struct rt_qp __rcu *slot[RT_QP_PEND_MAX];
 };
 
@@ -209,6 +234,12 @@ struct rt_qppend {
  *	table full)
  * @unattr_tx: sent packets whose local QP is not known
  * @pend: QP numbers seen in packets, awaiting verification
+ * @tpend: remote QPs of sent packets, awaiting their local QP
+ * @overflow: a packet was counted as unattributed at once because every
+ *	pending entry was in use (QP_DEGRADED)
+ * @scan_next: the next resource tracking id the scan for QPs that have no
+ *	entry looks at (verification work only)
+ * @scan_hi: the highest QP number the scan found (verification work only)
  * @rcu: deferred free
  * @ifindex: ifindex of each port's netdev in the initial network namespace
  *	(where the hooks are), by port number, 0 for none; taken when the
@@ -226,6 +257,10 @@ struct rt_qpdev {
 	atomic64_t unattr_rx;
 	atomic64_t unattr_tx;
 	struct rt_qppend pend;
+	struct rt_qppend tpend;
+	bool overflow;
+	u32 scan_next;
+	u32 scan_hi;
 	struct rcu_head rcu;
 	int ifindex[];
 };
@@ -257,14 +292,14 @@ int rt_qp_adopt(struct rt_qp *qp);
 struct rt_qp *rt_qp_lookup_tx(struct rt_qpdev *qd, u32 rqpn,
 			      const u8 *daddr);
 void rt_qp_account(struct rt_qp *qp, const struct rt_pkt *pkt, bool tx);
-void rt_qp_created(struct ib_qp *ibqp);
-void rt_qp_destroyed(struct ib_device *ibdev, u32 qpn);
 void rt_qp_connected(struct ib_qp *ibqp, u32 rqpn, const u8 *daddr);
 void rt_qp_set_meta(u32 dev, struct ib_qp *ibqp);
+int rt_qp_learned(struct rt_qpdev *qd, struct ib_qp *ibqp);
 void rt_qp_owner(struct rt_qp *qp, struct ib_qp *ibqp);
 void rt_qp_free(struct rt_qp *qp);
 void rt_qp_forget(u32 dev, u32 qpn);
-int rt_qp_keys(u32 dev, struct rt_qp_key **keys, bool unverified_only);
+void rt_qp_kill(u32 dev, u32 qpn);
+bool rt_qp_next_entry(u32 dev, u32 *qpn);
 u64 rt_qp_linger_ns(void);
 
 int rt_qp_get_doit(struct sk_buff *skb, struct genl_info *info);
@@ -282,17 +317,20 @@ void rt_nf_unregister(void);
 int rt_qppend_init(struct rt_qpdev *qd);
 void rt_qppend_fini(struct rt_qpdev *qd);
 struct rt_qp *rt_qppend_get(struct rt_qpdev *qd, u32 qpn);
-void rt_qppend_discard(struct rt_qpdev *qd, u32 qpn);
+struct rt_qp *rt_qppend_get_tx(struct rt_qpdev *qd, u32 rqpn,
+			       const u8 *daddr);
 unsigned int rt_qppend_count(struct rt_qpdev *qd);
+unsigned int rt_qppend_count_tx(struct rt_qpdev *qd);
 bool rt_qppend_verify(struct rt_qpdev *qd);
+bool rt_qppend_verify_tx(struct rt_qpdev *qd, u64 max_age_ns);
 
 /* rocetune_qptrack.c */
 int __init rt_qptrack_init(void);
 void rt_qptrack_fini(void);
 void rt_qptrack_kick(void);
+void rt_qptrack_wake(void);
 u32 rt_qptrack_period(void);
 void rt_qptrack_set_period(u32 ms);
-bool rt_qptrack_probes_ok(void);
 struct rdma_restrack_entry *rt_qptrack_res(struct ib_device *ibdev, u32 qpn);
 
 #endif /* _ROCETUNE_QP_H */

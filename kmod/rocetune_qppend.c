@@ -2,16 +2,27 @@
 /*
  * rocetune: pending QP numbers.
  *
- * A packet names a local QP number that has no entry: a QP created before
- * the module was loaded (or one the probes missed), or a number that no QP
- * has, such as one a remote peer made up.  The packet path never allocates
- * for it; it counts the packet on one of RT_QP_PEND_MAX entries that each
- * device preallocates (struct rt_qppend).  The verification work then asks
- * the RDMA core's resource tracking about each claimed number: a real QP's
- * entry moves into the table as it is, with the packets counted so far; any
- * other is dropped, its packets added to the device's unattributed counts.
- * While every pending entry is in use, packets for unknown numbers are
- * counted as unattributed at once, without a lock.
+ * A packet names a local QP that has no entry: a QP that the verification
+ * work has not found yet (its scan of the RDMA core's resource tracking
+ * runs once a period), or a number that no QP has, such as one a remote
+ * peer made up.  The packet path never allocates for it; it counts the
+ * packet on one of RT_QP_PEND_MAX entries that each device preallocates
+ * per direction (struct rt_qppend).
+ *
+ * Received packets and sent UD packets name the local QP number: the
+ * verification work asks the RDMA core's resource tracking about each
+ * claimed number; a real QP's entry moves into the table as it is, with
+ * the packets counted so far; any other is dropped, its packets added to
+ * the device's unattributed counts.
+ *
+ * Sent RC and UC packets name the remote QP and address only: their
+ * pending entry waits until a local QP connected to that remote QP is
+ * known (from its own packets or the scan), then its packets join that
+ * QP's; after RT_QP_TXPEND_PERIODS verification periods they count as
+ * unattributed.
+ *
+ * While every pending entry of a set is in use, packets for unknown QPs
+ * are counted as unattributed at once, without a lock (QP_DEGRADED).
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -26,6 +37,36 @@
 #include "rocetune.h"
 #include "rocetune_qp.h"
 
+static int rt_qppend_set_init(struct rt_qpdev *qd, struct rt_qppend *pd,
+			      bool tx)
+{
+	struct rt_qp *qp;
+	int i;
+
+	spin_lock_init(&pd->lock);
+	pd->tx = tx;
+	pd->nfree = 0;
+	for (i = 0; i < RT_QP_PEND_MAX; i++) {
+		qp = rt_qp_alloc(qd, RT_QPN_NONE, GFP_KERNEL);
+		if (!qp)
+			return -ENOMEM;
+		RCU_INIT_POINTER(pd->slot[i], qp);
+		pd->nfree++;
+	}
+	return 0;
+}
+
+static void rt_qppend_set_fini(struct rt_qppend *pd)
+{
+	int i;
+
+	for (i = 0; i < RT_QP_PEND_MAX; i++) {
+		rt_qp_free(rcu_dereference_protected(pd->slot[i], true));
+		RCU_INIT_POINTER(pd->slot[i], NULL);
+	}
+	pd->nfree = 0;
+}
+
 /**
  * rt_qppend_init - preallocate the pending entries of a device
  * @qd: the device, whose index and ports are set
@@ -35,20 +76,10 @@
  */
 int rt_qppend_init(struct rt_qpdev *qd)
 {
-	struct rt_qppend *pd = &qd->pend;
-	struct rt_qp *qp;
-	int i;
-
-	spin_lock_init(&pd->lock);
-	pd->nfree = 0;
-	for (i = 0; i < RT_QP_PEND_MAX; i++) {
-		qp = rt_qp_alloc(qd, RT_QPN_NONE, GFP_KERNEL);
-		if (!qp) {
-			rt_qppend_fini(qd);
-			return -ENOMEM;
-		}
-		RCU_INIT_POINTER(pd->slot[i], qp);
-		pd->nfree++;
+	if (rt_qppend_set_init(qd, &qd->pend, false) ||
+	    rt_qppend_set_init(qd, &qd->tpend, true)) {
+		rt_qppend_fini(qd);
+		return -ENOMEM;
 	}
 	return 0;
 }
@@ -60,18 +91,72 @@ int rt_qppend_init(struct rt_qpdev *qd)
  */
 void rt_qppend_fini(struct rt_qpdev *qd)
 {
-	struct rt_qppend *pd = &qd->pend;
+	rt_qppend_set_fini(&qd->pend);
+	rt_qppend_set_fini(&qd->tpend);
+}
+
+/* Does the claimed entry @qp count for @qpn (and @tk in the transmit set)? */
+static bool rt_qppend_match(struct rt_qp *qp, u32 qpn,
+			    const struct rt_qp_txkey *tk)
+{
+	/* Pairs with the release in rt_qppend_claim(): the txkey is set. */
+	if (smp_load_acquire(&qp->key.qpn) != qpn)
+		return false;
+	return !tk || (qp->txkey.rqpn == tk->rqpn &&
+		       !memcmp(qp->txkey.daddr, tk->daddr, sizeof(tk->daddr)));
+}
+
+/*
+ * The entry of @pd counting for @qpn (@tk), claiming a free one.
+ * rcu_read_lock() held.  NULL when every entry is in use.
+ */
+static struct rt_qp *rt_qppend_claim(struct rt_qpdev *qd, struct rt_qppend *pd,
+				     u32 qpn, const struct rt_qp_txkey *tk)
+{
+	struct rt_qp *qp, *free = NULL;
 	int i;
 
 	for (i = 0; i < RT_QP_PEND_MAX; i++) {
-		rt_qp_free(rcu_dereference_protected(pd->slot[i], true));
-		RCU_INIT_POINTER(pd->slot[i], NULL);
+		qp = rcu_dereference(pd->slot[i]);
+		if (qp && rt_qppend_match(qp, qpn, tk))
+			return qp;
 	}
-	pd->nfree = 0;
+	if (!READ_ONCE(pd->nfree))
+		goto full;
+
+	spin_lock_bh(&pd->lock);
+	for (i = 0; i < RT_QP_PEND_MAX; i++) {
+		qp = rcu_dereference_protected(pd->slot[i],
+					       lockdep_is_held(&pd->lock));
+		if (!qp)
+			continue;
+		if (rt_qppend_match(qp, qpn, tk))
+			goto out;
+		if (!free && qp->key.qpn == RT_QPN_NONE)
+			free = qp;
+	}
+	qp = free;
+	if (qp) {
+		if (tk)
+			qp->txkey = *tk;
+		/* The txkey before the number: see rt_qppend_match(). */
+		smp_store_release(&qp->key.qpn, qpn);
+		WRITE_ONCE(pd->nfree, pd->nfree - 1);
+	}
+out:
+	spin_unlock_bh(&pd->lock);
+	if (qp && qp == free)
+		rt_qptrack_kick();
+	if (qp)
+		return qp;
+full:
+	if (!READ_ONCE(qd->overflow))
+		WRITE_ONCE(qd->overflow, true);
+	return NULL;
 }
 
 /**
- * rt_qppend_get - the pending entry of a QP number, claiming one
+ * rt_qppend_get - the pending entry of a local QP number, claiming one
  * @qd: the device
  * @qpn: the QP number, which has no entry in the table
  *
@@ -80,128 +165,133 @@ void rt_qppend_fini(struct rt_qpdev *qd)
  */
 struct rt_qp *rt_qppend_get(struct rt_qpdev *qd, u32 qpn)
 {
-	struct rt_qppend *pd = &qd->pend;
-	struct rt_qp *qp, *free = NULL;
+	return rt_qppend_claim(qd, &qd->pend, qpn, NULL);
+}
+
+/**
+ * rt_qppend_get_tx - the pending entry of a sent RC/UC packet's remote QP
+ * @qd: the sending device
+ * @rqpn: the packet's destination QP
+ * @daddr: its destination address (IPv4-mapped for IPv4)
+ *
+ * Context: rcu_read_lock() held, any context.
+ * Return: the entry, or NULL when every pending entry is in use.
+ */
+struct rt_qp *rt_qppend_get_tx(struct rt_qpdev *qd, u32 rqpn,
+			       const u8 *daddr)
+{
+	struct rt_qp_txkey tk = { .dev = qd->index, .rqpn = rqpn };
+
+	memcpy(tk.daddr, daddr, sizeof(tk.daddr));
+	return rt_qppend_claim(qd, &qd->tpend, RT_QPN_TX, &tk);
+}
+
+static unsigned int rt_qppend_set_count(struct rt_qppend *pd)
+{
+	unsigned int n = 0;
+	struct rt_qp *qp;
 	int i;
 
 	for (i = 0; i < RT_QP_PEND_MAX; i++) {
 		qp = rcu_dereference(pd->slot[i]);
-		if (qp && READ_ONCE(qp->key.qpn) == qpn)
-			return qp;
+		if (qp && READ_ONCE(qp->key.qpn) != RT_QPN_NONE)
+			n++;
 	}
-	if (!READ_ONCE(pd->nfree))
-		return NULL;
-
-	spin_lock_bh(&pd->lock);
-	for (i = 0; i < RT_QP_PEND_MAX; i++) {
-		qp = rcu_dereference_protected(pd->slot[i],
-					       lockdep_is_held(&pd->lock));
-		if (!qp)
-			continue;
-		if (qp->key.qpn == qpn)
-			goto out;
-		if (!free && qp->key.qpn == RT_QPN_NONE)
-			free = qp;
-	}
-	qp = free;
-	if (qp) {
-		WRITE_ONCE(qp->key.qpn, qpn);
-		WRITE_ONCE(pd->nfree, pd->nfree - 1);
-	}
-out:
-	spin_unlock_bh(&pd->lock);
-	if (qp && qp == free)
-		rt_qptrack_kick();
-	return qp;
-}
-
-/**
- * rt_qppend_discard - a QP was created: its number's pending packets were
- *	not its own
- * @qd: the device
- * @qpn: the new QP's number
- *
- * The pending entry is marked stale; the verification work drops it and
- * counts its packets as unattributed.
- *
- * Context: any context.
- */
-void rt_qppend_discard(struct rt_qpdev *qd, u32 qpn)
-{
-	struct rt_qppend *pd = &qd->pend;
-	struct rt_qp *qp;
-	bool found = false;
-	int i;
-
-	spin_lock_bh(&pd->lock);
-	for (i = 0; i < RT_QP_PEND_MAX; i++) {
-		qp = rcu_dereference_protected(pd->slot[i],
-					       lockdep_is_held(&pd->lock));
-		if (qp && qp->key.qpn == qpn) {
-			WRITE_ONCE(qp->key.qpn, RT_QPN_STALE);
-			found = true;
-		}
-	}
-	spin_unlock_bh(&pd->lock);
-	if (found)
-		rt_qptrack_kick();
+	return n;
 }
 
 /**
  * rt_qppend_count - claimed pending entries of a device
  * @qd: the device
  *
- * Return: the number of QP numbers awaiting verification.
+ * Return: the number of QPs (local numbers and remote QPs of sent packets)
+ * awaiting verification.
  */
 unsigned int rt_qppend_count(struct rt_qpdev *qd)
 {
-	struct rt_qppend *pd = &qd->pend;
-	unsigned int n = 0;
-	struct rt_qp *qp;
-	int i;
+	unsigned int n;
 
 	rcu_read_lock();
-	for (i = 0; i < RT_QP_PEND_MAX; i++) {
-		qp = rcu_dereference(pd->slot[i]);
-		if (qp && READ_ONCE(qp->key.qpn) != RT_QPN_NONE)
-			n++;
-	}
+	n = rt_qppend_set_count(&qd->pend) + rt_qppend_set_count(&qd->tpend);
+	rcu_read_unlock();
+	return n;
+}
+
+/**
+ * rt_qppend_count_tx - claimed pending entries of sent packets
+ * @qd: the device
+ *
+ * Return: the number of remote QPs whose local QP is awaited.
+ */
+unsigned int rt_qppend_count_tx(struct rt_qpdev *qd)
+{
+	unsigned int n;
+
+	rcu_read_lock();
+	n = rt_qppend_set_count(&qd->tpend);
 	rcu_read_unlock();
 	return n;
 }
 
 /*
  * What becomes of a pending entry the verification took out of its slot:
- * its packets go to the table entry of its QP (a packet raced with the
- * QP's entry appearing), or to the device's unattributed counts.
+ * its packets go to the table entry of QP number @dst (a packet raced with
+ * the QP's entry appearing, or a sent packet's local QP became known), or
+ * with @dst RT_QPN_NONE to the device's unattributed counts.
  */
 struct rt_qppend_out {
 	struct list_head node;
 	struct rt_qp *qp;
-	bool merge;
+	u32 dst;
 };
 
-/* The packets of a dropped pending entry; after an RCU grace period. */
-static void rt_qppend_fold(struct rt_qpdev *qd, struct rt_qp *qp, bool merge)
+/* Add the counts of @from to @to (no packet counts on @from any more). */
+static void rt_qppend_merge(struct rt_qp *to, struct rt_qp *from)
 {
-	struct rt_qp *dst = NULL;
+	u64 psn = atomic64_read(&from->tx.psn);
+	u64 first = atomic64_read(&from->first_ns);
+	u64 last = atomic64_read(&from->last_ns);
 	int i;
 
-	rcu_read_lock();
-	if (merge)
-		dst = rt_qp_lookup(qd->index, qp->key.qpn);
-	if (dst) {
-		for (i = 0; i < RT_QPC_NUM; i++)
-			atomic64_add(atomic64_read(rt_qp_cnt(qp, i)),
-				     rt_qp_cnt(dst, i));
-	} else {
-		atomic64_add(atomic64_read(rt_qp_cnt(qp, RT_QPC_RX_PKTS)),
-			     &qd->unattr_rx);
-		atomic64_add(atomic64_read(rt_qp_cnt(qp, RT_QPC_TX_PKTS)),
-			     &qd->unattr_tx);
+	for (i = 0; i < RT_QPC_NUM; i++)
+		atomic64_add(atomic64_read(rt_qp_cnt(from, i)),
+			     rt_qp_cnt(to, i));
+	/* The pending packets came before the entry had its first. */
+	if (psn & RT_QP_PSN_VALID)
+		atomic64_cmpxchg(&to->tx.psn, 0, psn);
+	if (first && (!atomic64_read(&to->first_ns) ||
+		      first < (u64)atomic64_read(&to->first_ns)))
+		atomic64_set(&to->first_ns, first);
+	if (last > (u64)atomic64_read(&to->last_ns))
+		atomic64_set(&to->last_ns, last);
+}
+
+/* Settle the entries taken out; after an RCU grace period. */
+static void rt_qppend_fold(struct rt_qpdev *qd, struct list_head *out)
+{
+	struct rt_qppend_out *o, *tmp;
+	struct rt_qp *dst;
+
+	/* No packet counts on the entries taken out after this. */
+	synchronize_rcu();
+	list_for_each_entry_safe(o, tmp, out, node) {
+		rcu_read_lock();
+		dst = NULL;
+		if (o->dst != RT_QPN_NONE)
+			dst = rt_qp_lookup(qd->index, o->dst);
+		if (dst) {
+			rt_qppend_merge(dst, o->qp);
+		} else {
+			atomic64_add(atomic64_read(rt_qp_cnt(o->qp, RT_QPC_RX_PKTS)),
+				     &qd->unattr_rx);
+			atomic64_add(atomic64_read(rt_qp_cnt(o->qp, RT_QPC_TX_PKTS)),
+				     &qd->unattr_tx);
+		}
+		rcu_read_unlock();
+		rt_qp_free(o->qp);
+		list_del(&o->node);
+		kfree(o);
 	}
-	rcu_read_unlock();
-	rt_qp_free(qp);
 }
 
 /*
@@ -225,14 +315,31 @@ static int rt_qppend_promote(struct rt_qpdev *qd, struct rt_qp *qp)
 	if (ibqp->port)
 		qp->port = ibqp->port;
 	rt_qp_owner(qp, ibqp);
+	qp->ident = ibqp;
 	/* Not verified yet: the verification also learns its destination. */
 	err = rt_qp_adopt(qp);
 	rdma_restrack_put(res);
 	return err;
 }
 
+/*
+ * Replace slot @i of @pd by @fresh (may be NULL: the slot stays empty
+ * until a later run) and return what it held.  @pd->lock held.
+ */
+static struct rt_qp *rt_qppend_swap(struct rt_qppend *pd, int i,
+				    struct rt_qp *fresh)
+{
+	struct rt_qp *qp;
+
+	qp = rcu_dereference_protected(pd->slot[i], lockdep_is_held(&pd->lock));
+	rcu_assign_pointer(pd->slot[i], fresh);
+	if (fresh)
+		WRITE_ONCE(pd->nfree, pd->nfree + 1);
+	return qp;
+}
+
 /**
- * rt_qppend_verify - settle the pending entries of a device
+ * rt_qppend_verify - settle the local QP numbers pending on a device
  * @qd: the device
  *
  * Every claimed entry is looked up in the RDMA core: a real QP's entry
@@ -245,7 +352,7 @@ static int rt_qppend_promote(struct rt_qpdev *qd, struct rt_qp *qp)
 bool rt_qppend_verify(struct rt_qpdev *qd)
 {
 	struct rt_qppend *pd = &qd->pend;
-	struct rt_qppend_out *o, *tmp;
+	struct rt_qppend_out *o;
 	struct rt_qp *qp, *fresh;
 	LIST_HEAD(out);
 	bool any = false;
@@ -264,14 +371,8 @@ bool rt_qppend_verify(struct rt_qpdev *qd)
 			break;
 		}
 		spin_lock_bh(&pd->lock);
-		qp = rcu_dereference_protected(pd->slot[i],
-					       lockdep_is_held(&pd->lock));
-		err = -ENOENT;
-		if (qp && qp->key.qpn != RT_QPN_STALE)
-			err = rt_qppend_promote(qd, qp);
-		rcu_assign_pointer(pd->slot[i], fresh);
-		if (fresh)
-			WRITE_ONCE(pd->nfree, pd->nfree + 1);
+		qp = rt_qppend_swap(pd, i, fresh);
+		err = qp ? rt_qppend_promote(qd, qp) : -ENOENT;
 		spin_unlock_bh(&pd->lock);
 		any = true;
 		if (!qp || !err) {
@@ -279,16 +380,65 @@ bool rt_qppend_verify(struct rt_qpdev *qd)
 			continue;
 		}
 		o->qp = qp;
-		o->merge = err == -EEXIST;
+		o->dst = err == -EEXIST ? qp->key.qpn : RT_QPN_NONE;
 		list_add_tail(&o->node, &out);
 	}
-	if (list_empty(&out))
-		return any;
-	/* No packet counts on the entries taken out after this. */
-	synchronize_rcu();
-	list_for_each_entry_safe(o, tmp, &out, node) {
-		rt_qppend_fold(qd, o->qp, o->merge);
-		kfree(o);
+	if (!list_empty(&out))
+		rt_qppend_fold(qd, &out);
+	return any;
+}
+
+/**
+ * rt_qppend_verify_tx - settle the remote QPs of sent packets of a device
+ * @qd: the device
+ * @max_age_ns: how long an entry waits for its local QP
+ *
+ * An entry whose (remote QP, destination) a local QP's entry is now
+ * connected to joins that entry; one older than @max_age_ns goes, its
+ * packets counted as unattributed.  Each emptied slot gets a fresh entry.
+ *
+ * Context: process context, rt_qpdev_mutex held (@qd stays).
+ * Return: true while entries are pending.
+ */
+bool rt_qppend_verify_tx(struct rt_qpdev *qd, u64 max_age_ns)
+{
+	struct rt_qppend *pd = &qd->tpend;
+	u64 now = ktime_get_coarse_ns();
+	struct rt_qppend_out *o;
+	struct rt_qp *qp, *dst, *fresh;
+	LIST_HEAD(out);
+	bool any = false;
+	u64 first;
+	u32 to;
+	int i;
+
+	lockdep_assert_held(&rt_qpdev_mutex);
+	for (i = 0; i < RT_QP_PEND_MAX; i++) {
+		qp = rcu_access_pointer(pd->slot[i]);
+		if (!qp || READ_ONCE(qp->key.qpn) == RT_QPN_NONE)
+			continue;
+		rcu_read_lock();
+		dst = rt_qp_lookup_tx(qd, qp->txkey.rqpn, qp->txkey.daddr);
+		to = dst ? dst->key.qpn : RT_QPN_NONE;
+		rcu_read_unlock();
+		first = atomic64_read(&qp->first_ns);
+		if (!dst && (!first || now - first < max_age_ns)) {
+			any = true;
+			continue;
+		}
+		fresh = rt_qp_alloc(qd, RT_QPN_NONE, GFP_KERNEL);
+		o = kmalloc(sizeof(*o), GFP_KERNEL);
+		if (!o) {
+			kfree(fresh);
+			break;
+		}
+		spin_lock_bh(&pd->lock);
+		o->qp = rt_qppend_swap(pd, i, fresh);
+		spin_unlock_bh(&pd->lock);
+		o->dst = to;
+		list_add_tail(&o->node, &out);
 	}
+	if (!list_empty(&out))
+		rt_qppend_fold(qd, &out);
 	return any;
 }

@@ -2,34 +2,38 @@
 /*
  * rocetune: learning the QPs of accounting devices.
  *
- * The RDMA core has no QP notifications (kernel-facts §1.7), so:
- *  - a kprobe on rdma_restrack_add() sees every QP created (user and
- *    kernel): its entry starts fresh, so a reused QP number never
- *    inherits counts;
- *  - kprobes on rdma_restrack_begin_del() and rdma_restrack_del() see QPs
- *    destroyed: their entries are dropped;
- *  - kretprobes on ib_modify_qp_with_udata() (user QPs) and ib_modify_qp()
- *    (kernel QPs) see a successful modify that sets the destination QP
- *    (and address vector): the mapping from (remote QP, destination
- *    address) to the local QP exists before the QP sends its first packet;
- *  - a work verifies every entry against the RDMA core's resource tracking
- *    every VERIFY_MS (rdma_restrack_get_byid()), drops entries of QPs that
- *    do not exist, and learns type, owner and destination of QPs created
- *    before the module was loaded (ib_query_qp()); QP numbers seen in
- *    packets wait in a device's pending entries (rocetune_qppend.c) until
- *    it runs, a tenth of VERIFY_MS after the first.
+ * The RDMA core has no QP notifications (kernel-facts §1.7).  The module
+ * uses only what it exports, from process context: the resource tracking
+ * (rdma_restrack_count(), rdma_restrack_get_byid()) and ib_query_qp().  A
+ * work runs once a verification period (VERIFY_MS) while some device
+ * accounts; a quick run settles pending entries RT_QP_QUICK_MS after a
+ * packet names a QP that has no entry (rt_qptrack_kick()).  For each
+ * accounting device the work:
+ *  1. settles the local QP numbers seen in packets (rocetune_qppend.c):
+ *     a real QP's pending entry moves into the table with its counts;
+ *  2. verifies every entry: a QP that the resource tracking no longer
+ *     has, or has as another struct ib_qp (its number was reused), is
+ *     gone: its entry lingers (LINGER_MS) or is dropped;
+ *  3. scans the resource tracking for QPs that have no entry, when the
+ *     device has more QPs than live entries: first just above the highest
+ *     QP number seen (where new QPs get theirs), then round the whole
+ *     number space, RT_QP_SCAN_BUDGET ids a run; a QP found gets an entry
+ *     from zero, with its type and owner, before its first packet when it
+ *     was created a period before that;
+ *  4. learns the destination (remote QP and address) of RC/UC QPs, for new
+ *     entries and while sent packets wait for their local QP, and settles
+ *     those (rt_qppend_verify_tx()).
+ * Device removal drops the device's entries (rt_qp_dev_remove()).
  *
- * The probe handlers take rt_qp_lock, which is only safe in the context of
- * the probed function: probes are used only when they run through ftrace
- * (KPROBES_ON_FTRACE), never from the int3 (NMI-like) path.
+ * A QP destroyed and another created with its number within one period
+ * share an entry; drivers hand numbers out in sequence (rxe does), so this
+ * takes a wrap of the number space.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/kprobes.h>
 #include <linux/ktime.h>
 #include <linux/module.h>
-#include <linux/ptrace.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
@@ -49,171 +53,9 @@ static u32 rt_qptrack_period_ms;
 
 static void rt_qptrack_work_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(rt_qptrack_work, rt_qptrack_work_fn);
+static void rt_qptrack_quick_fn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(rt_qptrack_quick, rt_qptrack_quick_fn);
 static bool rt_qptrack_live;
-
-static struct ib_qp *rt_res_qp(struct pt_regs *regs)
-{
-	struct rdma_restrack_entry *res;
-
-	res = (void *)regs_get_kernel_argument(regs, 0);
-	if (!res || res->type != RDMA_RESTRACK_QP || res->no_track)
-		return NULL;
-	return container_of(res, struct ib_qp, res);
-}
-
-static int rt_kp_add_pre(struct kprobe *kp, struct pt_regs *regs)
-{
-	struct ib_qp *ibqp = rt_res_qp(regs);
-
-	if (ibqp)
-		rt_qp_created(ibqp);
-	return 0;
-}
-
-static int rt_kp_del_pre(struct kprobe *kp, struct pt_regs *regs)
-{
-	struct ib_qp *ibqp = rt_res_qp(regs);
-
-	if (ibqp && ibqp->res.valid)
-		rt_qp_destroyed(ibqp->device, ibqp->qp_num);
-	return 0;
-}
-
-/* What the entry handler of a modify saves for the return handler. */
-struct rt_modify_args {
-	struct ib_qp *qp;
-	struct ib_qp_attr *attr;
-	int mask;
-};
-
-static int rt_krp_modify_entry(struct kretprobe_instance *ri,
-			       struct pt_regs *regs)
-{
-	struct rt_modify_args *a = (void *)ri->data;
-
-	a->qp = (void *)regs_get_kernel_argument(regs, 0);
-	a->attr = (void *)regs_get_kernel_argument(regs, 1);
-	a->mask = regs_get_kernel_argument(regs, 2);
-	/* Non-zero: no return handler for this call. */
-	return !(a->mask & IB_QP_DEST_QPN) || !a->qp || !a->attr;
-}
-
-static int rt_krp_modify_ret(struct kretprobe_instance *ri,
-			     struct pt_regs *regs)
-{
-	struct rt_modify_args *a = (void *)ri->data;
-	struct ib_qp *qp = a->qp->real_qp ?: a->qp;
-	const u8 *daddr = NULL;
-
-	if (regs_return_value(regs))
-		return 0;
-	if ((a->mask & IB_QP_AV) &&
-	    (rdma_ah_get_ah_flags(&a->attr->ah_attr) & IB_AH_GRH))
-		daddr = rdma_ah_read_grh(&a->attr->ah_attr)->dgid.raw;
-	rt_qp_connected(qp, a->attr->dest_qp_num, daddr);
-	return 0;
-}
-
-static struct kprobe rt_kp_add = {
-	.symbol_name = "rdma_restrack_add",
-	.pre_handler = rt_kp_add_pre,
-};
-
-static struct kprobe rt_kp_begin_del = {
-	.symbol_name = "rdma_restrack_begin_del",
-	.pre_handler = rt_kp_del_pre,
-};
-
-static struct kprobe rt_kp_del = {
-	.symbol_name = "rdma_restrack_del",
-	.pre_handler = rt_kp_del_pre,
-};
-
-static struct kretprobe rt_krp_modify_udata = {
-	.kp.symbol_name = "ib_modify_qp_with_udata",
-	.entry_handler = rt_krp_modify_entry,
-	.handler = rt_krp_modify_ret,
-	.data_size = sizeof(struct rt_modify_args),
-	.maxactive = 32,
-};
-
-static struct kretprobe rt_krp_modify = {
-	.kp.symbol_name = "ib_modify_qp",
-	.entry_handler = rt_krp_modify_entry,
-	.handler = rt_krp_modify_ret,
-	.data_size = sizeof(struct rt_modify_args),
-	.maxactive = 32,
-};
-
-static struct kprobe *rt_kprobes[] = {
-	&rt_kp_add, &rt_kp_begin_del, &rt_kp_del,
-};
-
-static struct kretprobe *rt_kretprobes[] = {
-	&rt_krp_modify_udata, &rt_krp_modify,
-};
-
-static bool rt_kp_on[ARRAY_SIZE(rt_kprobes)];
-static bool rt_krp_on[ARRAY_SIZE(rt_kretprobes)];
-
-/**
- * rt_qptrack_probes_ok - are all QP probes in place
- *
- * Without them QPs are learned late, from their packets and the
- * verification: the first packets an RC QP sends may be unattributed.
- * QP_STATS_GET reports it (QP_DEGRADED).
- *
- * Return: true when every probe is registered and runs through ftrace.
- */
-bool rt_qptrack_probes_ok(void)
-{
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(rt_kp_on); i++)
-		if (!rt_kp_on[i])
-			return false;
-	for (i = 0; i < ARRAY_SIZE(rt_krp_on); i++)
-		if (!rt_krp_on[i])
-			return false;
-	return true;
-}
-
-/* Register @kp; keep it only if its handlers run through ftrace. */
-static bool rt_kp_register(struct kprobe *kp)
-{
-	int err = register_kprobe(kp);
-
-	if (err) {
-		pr_warn("no kprobe on %s (%d): QPs are learned later\n",
-			kp->symbol_name, err);
-		return false;
-	}
-	if (!kprobe_ftrace(kp)) {
-		pr_warn("kprobe on %s is not ftrace-based: not used\n",
-			kp->symbol_name);
-		unregister_kprobe(kp);
-		return false;
-	}
-	return true;
-}
-
-static bool rt_krp_register(struct kretprobe *krp)
-{
-	int err = register_kretprobe(krp);
-
-	if (err) {
-		pr_warn("no kretprobe on %s (%d): QPs are learned later\n",
-			krp->kp.symbol_name, err);
-		return false;
-	}
-	if (!kprobe_ftrace(&krp->kp)) {
-		pr_warn("kretprobe on %s is not ftrace-based: not used\n",
-			krp->kp.symbol_name);
-		unregister_kretprobe(krp);
-		return false;
-	}
-	return true;
-}
 
 /* Verification ------------------------------------------------------------- */
 
@@ -237,36 +79,51 @@ struct rdma_restrack_entry *rt_qptrack_res(struct ib_device *ibdev, u32 qpn)
 	return res;
 }
 
-static void rt_qptrack_learn(struct ib_qp *ibqp, u32 dev, bool need_dest)
+/* What a run of the work over one device needs. */
+struct rt_qptrack_run {
+	struct rt_qpdev *qd;
+	/* ib_query_qp()'s output, allocated once a run. */
+	struct ib_qp_attr attr;
+	struct ib_qp_init_attr init;
+	/* Sent packets wait for their QP: ask connected QPs' destinations. */
+	bool want_dest;
+};
+
+/*
+ * Record what the RDMA core says about @ibqp: type and owner when @meta,
+ * and the destination of an RC/UC QP past RTR when @dest.
+ */
+static void rt_qptrack_learn(struct rt_qptrack_run *r, struct ib_qp *ibqp,
+			     bool meta, bool dest)
 {
-	struct ib_qp_init_attr *init;
-	struct ib_qp_attr *attr;
+	struct ib_qp_attr *attr = &r->attr;
+	const u8 *daddr = NULL;
 
-	rt_qp_set_meta(dev, ibqp);
-
-	if (!need_dest ||
-	    (ibqp->qp_type != IB_QPT_RC && ibqp->qp_type != IB_QPT_UC))
+	if (meta)
+		rt_qp_set_meta(r->qd->index, ibqp);
+	if (!dest || (ibqp->qp_type != IB_QPT_RC && ibqp->qp_type != IB_QPT_UC))
 		return;
-	attr = kzalloc(sizeof(*attr), GFP_KERNEL);
-	init = kzalloc(sizeof(*init), GFP_KERNEL);
-	if (attr && init &&
-	    !ib_query_qp(ibqp, attr, IB_QP_STATE | IB_QP_DEST_QPN | IB_QP_AV,
-			 init) &&
-	    attr->qp_state >= IB_QPS_RTR && attr->qp_state <= IB_QPS_SQD) {
-		const u8 *daddr = NULL;
-
-		if (rdma_ah_get_ah_flags(&attr->ah_attr) & IB_AH_GRH)
-			daddr = rdma_ah_read_grh(&attr->ah_attr)->dgid.raw;
-		rt_qp_connected(ibqp, attr->dest_qp_num, daddr);
-	}
-	kfree(init);
-	kfree(attr);
+	memset(attr, 0, sizeof(*attr));
+	if (ib_query_qp(ibqp, attr, IB_QP_STATE | IB_QP_DEST_QPN | IB_QP_AV,
+			&r->init) ||
+	    attr->qp_state < IB_QPS_RTR || attr->qp_state > IB_QPS_SQD)
+		return;
+	if (rdma_ah_get_ah_flags(&attr->ah_attr) & IB_AH_GRH)
+		daddr = rdma_ah_read_grh(&attr->ah_attr)->dgid.raw;
+	rt_qp_connected(ibqp, attr->dest_qp_num, daddr);
 }
 
-static void rt_qptrack_verify(struct rt_qpdev *qd, u32 qpn)
+/*
+ * Verify the entry of @qpn.  Return: true when it is the entry of a live
+ * QP, which the resource tracking has.
+ */
+static bool rt_qptrack_verify(struct rt_qptrack_run *r, u32 qpn)
 {
+	struct rt_qpdev *qd = r->qd;
 	struct rdma_restrack_entry *res;
 	bool verified, need_dest;
+	const void *ident;
+	struct ib_qp *ibqp;
 	struct rt_qp *qp;
 	u64 dead_ns;
 
@@ -275,49 +132,161 @@ static void rt_qptrack_verify(struct rt_qpdev *qd, u32 qpn)
 	verified = qp && READ_ONCE(qp->verified);
 	need_dest = qp && !READ_ONCE(qp->rqpn_known);
 	dead_ns = qp ? READ_ONCE(qp->dead_ns) : 0;
+	ident = qp ? READ_ONCE(qp->ident) : NULL;
 	rcu_read_unlock();
 	if (!qp)
-		return;
-	if (dead_ns) {
-		/* Destroyed: it lingers, then goes. */
-		if (ktime_get_ns() - dead_ns >= rt_qp_linger_ns())
-			rt_qp_forget(qd->index, qpn);
-		return;
-	}
+		return false;
 
 	res = rt_qptrack_res(qd->ibdev, qpn);
 	if (IS_ERR(res)) {
-		rt_qp_forget(qd->index, qpn);
-		return;
+		/* Gone: it lingers, then goes. */
+		if (!dead_ns)
+			rt_qp_kill(qd->index, qpn);
+		else if (ktime_get_ns() - dead_ns >= rt_qp_linger_ns())
+			rt_qp_forget(qd->index, qpn);
+		return false;
 	}
-	if (!verified)
-		rt_qptrack_learn(container_of(res, struct ib_qp, res),
-				 qd->index, need_dest);
+	ibqp = container_of(res, struct ib_qp, res);
+	if (dead_ns || (ident && ident != ibqp)) {
+		/* Its number belongs to a new QP now, which the scan finds. */
+		rdma_restrack_put(res);
+		rt_qp_forget(qd->index, qpn);
+		return false;
+	}
+	rt_qptrack_learn(r, ibqp, !verified, need_dest &&
+			 (!verified || r->want_dest));
 	rdma_restrack_put(res);
+	if (qpn < RT_QPN_LIMIT && qpn > qd->scan_hi)
+		qd->scan_hi = qpn;
+	return true;
+}
+
+/*
+ * Look at resource tracking id @id for a QP without an entry.  Return: 1
+ * when one was found (and has an entry now, or is not tracked by number),
+ * 0 when none, -ENOSPC or -ENOMEM when no entry can be made.
+ */
+static int rt_qptrack_probe(struct rt_qptrack_run *r, u32 id)
+{
+	struct rt_qpdev *qd = r->qd;
+	struct rdma_restrack_entry *res;
+	struct ib_qp *ibqp;
+	bool known;
+	int ret = 1;
+
+	res = rdma_restrack_get_byid(qd->ibdev, RDMA_RESTRACK_QP, id);
+	if (IS_ERR(res))
+		return 0;
+	ibqp = container_of(res, struct ib_qp, res);
+	/* XRC QPs are tracked under another id than their number. */
+	if (ibqp->qp_num == id) {
+		rcu_read_lock();
+		known = rt_qp_lookup(qd->index, id);
+		rcu_read_unlock();
+		if (known) {
+			ret = 0;
+		} else {
+			ret = rt_qp_learned(qd, ibqp);
+			if (!ret || ret == -EEXIST) {
+				rt_qptrack_learn(r, ibqp, false, true);
+				ret = 1;
+			}
+		}
+		if (id > qd->scan_hi)
+			qd->scan_hi = id;
+	}
+	rdma_restrack_put(res);
+	return ret;
+}
+
+/* Special QPs (0, 1) the RDMA core has and the table does not. */
+static int rt_qptrack_special(struct rt_qpdev *qd)
+{
+	struct rdma_restrack_entry *res;
+	bool known;
+	int n = 0;
+	u32 qpn;
+
+	for (qpn = 0; qpn <= 1; qpn++) {
+		rcu_read_lock();
+		known = rt_qp_lookup(qd->index, qpn);
+		rcu_read_unlock();
+		if (known)
+			continue;
+		res = rt_qptrack_res(qd->ibdev, qpn);
+		if (IS_ERR(res))
+			continue;
+		rdma_restrack_put(res);
+		n++;
+	}
+	return n;
+}
+
+/* Find the QPs of a device that have no entry; @live entries have one. */
+static void rt_qptrack_scan(struct rt_qptrack_run *r, unsigned int live)
+{
+	struct rt_qpdev *qd = r->qd;
+	int missing, ret, n;
+	u32 id;
+
+	missing = rdma_restrack_count(qd->ibdev, RDMA_RESTRACK_QP, true) -
+		  live - rt_qptrack_special(qd);
+	/* New QPs get numbers just above the last ones, in most drivers. */
+	id = qd->scan_hi + 1;
+	for (n = 0; missing > 0 && n < RT_QP_SCAN_BUDGET; n++) {
+		if (n == RT_QP_SCAN_AHEAD)
+			id = qd->scan_next;
+		if (id < 2 || id >= RT_QPN_LIMIT)
+			id = 2;
+		ret = rt_qptrack_probe(r, id);
+		if (ret < 0)
+			return;
+		missing -= ret;
+		id++;
+		if (n >= RT_QP_SCAN_AHEAD)
+			qd->scan_next = id;
+		if (!(n % 1024))
+			cond_resched();
+	}
+}
+
+static void rt_qptrack_dev(struct rt_qptrack_run *r)
+{
+	struct rt_qpdev *qd = r->qd;
+	unsigned int live = 0;
+	u32 qpn;
+
+	rt_qppend_verify(qd);
+	r->want_dest = rt_qppend_count_tx(qd) > 0;
+	for (qpn = 0; rt_qp_next_entry(qd->index, &qpn); qpn++) {
+		live += rt_qptrack_verify(r, qpn);
+		cond_resched();
+	}
+	rt_qptrack_scan(r, live);
+	rt_qppend_verify_tx(qd, (u64)RT_QP_TXPEND_PERIODS *
+			    rt_qptrack_period() * NSEC_PER_MSEC);
 }
 
 static void rt_qptrack_work_fn(struct work_struct *work)
 {
-	struct rt_qp_key *keys;
+	struct rt_qptrack_run *r;
 	struct rt_qpdev *qd;
 	bool any = false;
-	int n, i;
 
+	r = kzalloc(sizeof(*r), GFP_KERNEL);
 	mutex_lock(&rt_qpdev_mutex);
 	list_for_each_entry(qd, &rt_qpdevs, node) {
 		if (!READ_ONCE(qd->acct))
 			continue;
-		/* First the numbers seen in packets, then every entry. */
-		any |= rt_qppend_verify(qd);
-		n = rt_qp_keys(qd->index, &keys, false);
-		for (i = 0; i < n; i++) {
-			rt_qptrack_verify(qd, keys[i].qpn);
-			cond_resched();
-		}
-		any |= n > 0;
-		kvfree(keys);
+		any = true;
+		if (!r)
+			break;
+		r->qd = qd;
+		rt_qptrack_dev(r);
 	}
 	mutex_unlock(&rt_qpdev_mutex);
+	kfree(r);
+	/* While a device accounts: its new QPs are found by the scan. */
 	if (any && READ_ONCE(rt_qptrack_live))
 		queue_delayed_work(system_wq, &rt_qptrack_work,
 				   msecs_to_jiffies(rt_qptrack_period() ?: 1));
@@ -352,30 +321,66 @@ void rt_qptrack_set_period(u32 ms)
 				   msecs_to_jiffies(ms));
 }
 
+/* A quick run: what packets named, now. */
+static void rt_qptrack_quick_fn(struct work_struct *work)
+{
+	struct rt_qptrack_run *r;
+	struct rt_qpdev *qd;
+
+	r = kzalloc(sizeof(*r), GFP_KERNEL);
+	if (!r)
+		return;
+	mutex_lock(&rt_qpdev_mutex);
+	list_for_each_entry(qd, &rt_qpdevs, node) {
+		if (!READ_ONCE(qd->acct))
+			continue;
+		r->qd = qd;
+		/*
+		 * Sent packets wait for their QP: a whole run (which scans
+		 * for new QPs); rare, as only the device's own packets do.
+		 */
+		if (rt_qppend_count_tx(qd))
+			rt_qptrack_dev(r);
+		else
+			rt_qppend_verify(qd);
+	}
+	mutex_unlock(&rt_qpdev_mutex);
+	kfree(r);
+}
+
 /**
- * rt_qptrack_kick - a new entry needs verification soon
+ * rt_qptrack_kick - packets named a QP that has no entry
  *
- * Soon is a tenth of the verification period.  Context: any context.
+ * A quick run settles the pending entries RT_QP_QUICK_MS from now, while
+ * the QP still exists even when it lives briefly; a stream of kicks makes
+ * one run per RT_QP_QUICK_MS at most.  Context: any context.
  */
 void rt_qptrack_kick(void)
 {
 	if (READ_ONCE(rt_qptrack_live))
-		queue_delayed_work(system_wq, &rt_qptrack_work,
-				   msecs_to_jiffies(rt_qptrack_period() / 10));
+		queue_delayed_work(system_wq, &rt_qptrack_quick,
+				   msecs_to_jiffies(RT_QP_QUICK_MS));
 }
 
 /**
- * rt_qptrack_init - register the QP probes
+ * rt_qptrack_wake - a device started accounting: learn its QPs
  *
- * A probe that cannot be registered is reported and done without: QPs are
- * then learned from their packets and the verification work only.
+ * Context: any context.
+ */
+void rt_qptrack_wake(void)
+{
+	if (READ_ONCE(rt_qptrack_live))
+		queue_delayed_work(system_wq, &rt_qptrack_work,
+				   msecs_to_jiffies(RT_QP_QUICK_MS));
+}
+
+/**
+ * rt_qptrack_init - start learning QPs
  *
  * Return: 0.
  */
 int __init rt_qptrack_init(void)
 {
-	unsigned int i;
-
 	/* The bounds of QP_SET's VERIFY_MS; 0 would verify in a loop. */
 	WRITE_ONCE(rt_qptrack_period_ms,
 		   clamp_t(u32, qp_verify_ms, RT_QP_VERIFY_MIN_MS,
@@ -384,28 +389,15 @@ int __init rt_qptrack_init(void)
 		pr_warn("qp_verify_ms=%u out of range, using %u\n",
 			qp_verify_ms, rt_qptrack_period_ms);
 	WRITE_ONCE(rt_qptrack_live, true);
-	for (i = 0; i < ARRAY_SIZE(rt_kprobes); i++)
-		rt_kp_on[i] = rt_kp_register(rt_kprobes[i]);
-	for (i = 0; i < ARRAY_SIZE(rt_kretprobes); i++)
-		rt_krp_on[i] = rt_krp_register(rt_kretprobes[i]);
-	if (!rt_qptrack_probes_ok())
-		pr_warn("QP attribution degraded: QPs are learned from their packets and the verification only\n");
 	return 0;
 }
 
 /**
- * rt_qptrack_fini - unregister the probes and stop the work
+ * rt_qptrack_fini - stop the work
  */
 void rt_qptrack_fini(void)
 {
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(rt_kretprobes); i++)
-		if (rt_krp_on[i])
-			unregister_kretprobe(rt_kretprobes[i]);
-	for (i = 0; i < ARRAY_SIZE(rt_kprobes); i++)
-		if (rt_kp_on[i])
-			unregister_kprobe(rt_kprobes[i]);
 	WRITE_ONCE(rt_qptrack_live, false);
+	cancel_delayed_work_sync(&rt_qptrack_quick);
 	cancel_delayed_work_sync(&rt_qptrack_work);
 }

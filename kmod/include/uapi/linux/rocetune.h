@@ -81,8 +81,8 @@ enum rocetune_attr {
 	ROCETUNE_A_QP_TOP_SAMPLE,	/* u64: TOP_K by the change since this GEN */
 	ROCETUNE_A_QP_LINGER_MS,	/* u32: a destroyed QP's entry stays this long */
 	ROCETUNE_A_QP_VERIFY_MS,	/* u32: period of the QP verification */
-	ROCETUNE_A_QP_PENDING,		/* u32: QP numbers seen, awaiting verification */
-	ROCETUNE_A_QP_DEGRADED,		/* u8: 1: QPs learned late, some packets unattributed */
+	ROCETUNE_A_QP_PENDING,		/* u32: QPs seen in packets, awaiting verification */
+	ROCETUNE_A_QP_DEGRADED,		/* u8: 1: pending entries ran out, packets unattributed */
 	ROCETUNE_A_QP_HOOKS,		/* u8: 1 while the netfilter hooks are registered */
 
 	__ROCETUNE_A_MAX,

@@ -6,10 +6,12 @@
 # for a hardware device, not after accounting was turned off on the last
 # software RoCE device or the last one went away.  QP_STATS_GET says
 # whether they are (qp_hooks), and the function tracer counts the calls of
-# the IPv4 hook while UDP packets cross the loopback device.  Also: the QP
-# life-cycle probes are in place (qp_degraded 0) on this kernel.
+# the IPv4 hook while UDP packets cross the loopback device.  Also: the
+# module learns QPs without any kprobe (none registered): an idle QP that
+# never sent a packet is listed with its owner within a verification
+# period, and marked destroyed when its process ends.
 
-ALL_TESTS="hooks_follow_accounting"
+ALL_TESTS="qps_learned_without_probes hooks_follow_accounting"
 
 source "$(dirname "$0")/lib.sh"
 
@@ -61,6 +63,51 @@ expect_hooks() {
 		[ "$h" = "$1" ] && [ "$c" = "$2" ]
 	fi
 	check_err $? "$3: qp_hooks $h, $c calls"
+}
+
+# idle_qp FILTER: jq FILTER of the ibv_rc_pingpong QP of rxe1 (fails if none).
+idle_qp() {
+	rt_qp dump --dev "$RT_RXE1" |
+		jq -e -r "[.[] | select(.comm == \"ibv_rc_pingpong\")] | if length == 1 then .[0] | $1 else error(\"none\") end"
+}
+
+idle_qp_destroyed() {
+	[ "$(idle_qp .destroyed_ns)" -gt 0 ]
+}
+
+qps_learned_without_probes() {
+	local kp g1 srv qpn pkts
+
+	RET=0
+	rt_kmod_load
+	check_err $? "cannot load rocetune.ko"
+	rt_qp set --linger-ms 600000
+	check_err $? "QP_SET linger-ms failed"
+	kp=$(grep -c rocetune /sys/kernel/debug/kprobes/list 2> /dev/null)
+	echo "# kprobes of rocetune: ${kp:-0}"
+	[ "${kp:-0}" = 0 ]
+	check_err $? "rocetune registered ${kp} kprobes"
+	rt_wire_up
+	check_err $? "cannot set up the rxe wire"
+	g1=$(rt_gid_index "$RT_RXE1" "$RT_IP1")
+	check_err $? "no RoCEv2 GID of $RT_IP1"
+	# A server waits for a client that never comes: its QP sends nothing.
+	ibv_rc_pingpong -d "$RT_RXE1" -g "$g1" -p 18530 > /dev/null 2>&1 &
+	srv=$!
+	wait_for 10 idle_qp .qpn
+	check_err $? "the idle QP of ibv_rc_pingpong (pid $srv) is not listed"
+	qpn=$(idle_qp .qpn)
+	pkts=$(idle_qp '((.rx_pkts // 0) + (.tx_pkts // 0))')
+	echo "# idle QP $qpn of pid $(idle_qp .pid): $pkts packets"
+	[ "$pkts" = 0 ] && [ "$(idle_qp .pid)" = "$srv" ]
+	check_err $? "idle QP $qpn: $pkts packets, pid $(idle_qp .pid), expected 0 and $srv"
+	kill "$srv" && wait "$srv"
+	wait_for 10 idle_qp_destroyed
+	check_err $? "QP $qpn not marked destroyed after its process ended"
+	rt_wire_down
+	rt_kmod_unload
+	check_err $? "rmmod failed"
+	log_test "no kprobes: an idle QP is listed with its owner, and destroyed with its process"
 }
 
 hooks_follow_accounting() {

@@ -32,11 +32,14 @@ PACKAGES=(
 	tcpdump tshark jq gojq procps util-linux
 	# promtool, to check the Prometheus text format
 	prometheus
+	# bench/metrics_scrape.sh: node_exporter's infiniband collector
+	prometheus-node-exporter
 )
 
 # Wanted for a tool, not for their daemon: prometheus would serve on :9090
-# just to give us promtool.
-NO_DAEMON=(prometheus)
+# just to give us promtool, node_exporter on :9100 just to be started by a
+# benchmark in the test VM.
+NO_DAEMON=(prometheus prometheus-node-exporter)
 
 # units PACKAGE: the systemd units and SysV init scripts of PACKAGE, as
 # "systemd NAME" and "sysv NAME" lines.
@@ -108,9 +111,12 @@ check_no_daemon() {
 			echo "deps: no service of $p found: nothing was checked"
 			bad=1
 		fi
-		# Running at all, say under another init.
-		if pgrep -x "$p" > /dev/null; then
-			echo "deps: $p is running: $(pgrep -a -x "$p" | head -n 3)"
+		# Running at all, say under another init.  By command line:
+		# pgrep -x matches the 15 characters of the process name
+		# only, and prometheus-node-exporter is longer.
+		if pgrep -f "^(/usr/bin/)?$p( |\$)" > /dev/null; then
+			echo "deps: $p is running:" \
+				"$(pgrep -a -f "^(/usr/bin/)?$p( |\$)" | head -n 3)"
 			bad=1
 		fi
 	done

@@ -495,7 +495,13 @@ metrics_promtool() {
 	grep -E "^rocetune_pfc_rx_pause_total\{device=\"rsim_ib$ID\",port=\"1\"" "$m" > /dev/null
 	check_err $? "no port series from the module"
 	echo "# metrics: $(grep -c -v '^#' "$m") samples, $(grep -c '^# TYPE' "$m") families"
-	log_test "metrics: promtool check metrics is clean; agent and port series"
+	# Prometheus keeps its connection: two scrapes, one connection.
+	out=$(curl -sfv -o /dev/null -o /dev/null "http://127.0.0.1:$PORT/metrics" \
+		"http://127.0.0.1:$PORT/metrics" 2>&1)
+	check_err $? "two scrapes on one connection failed"
+	expect "curl's reused connections" \
+		"$(grep -c '^\* Re-using existing connection' <<< "$out")" 1
+	log_test "metrics: promtool check metrics is clean; agent and port series; keep-alive"
 }
 
 prom_nics_is() {

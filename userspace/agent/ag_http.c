@@ -53,12 +53,20 @@ static enum MHD_Result ag_http_handler(void *cls, struct MHD_Connection *c,
 	(void)version;
 	(void)upload_data;
 	(void)upload_data_size;
-	(void)con_cls;
 	if (strcmp(method, "GET") && strcmp(method, "HEAD")) {
 		body = strdup("only GET\n");
 		return body ? ag_http_reply(c, MHD_HTTP_METHOD_NOT_ALLOWED,
 					    "text/plain", body,
 					    strlen(body)) : MHD_NO;
+	}
+	/*
+	 * Answer on the second call, once the request is read: a response
+	 * queued on the first makes libmicrohttpd (0.9.75) close the
+	 * connection after it, and every scrape would connect anew.
+	 */
+	if (!*con_cls) {
+		*con_cls = h;
+		return MHD_YES;
 	}
 	f = open_memstream(&body, &len);
 	if (!f)

@@ -2,22 +2,46 @@
 /*
  * rocetune: private declarations shared by the module's files.
  *
- * Locking:
- *  - rt_devs_lock (rocetune_dev.c) protects the list of tracked devices.
- *    Netlink handlers hold it for as long as they use a struct rt_dev; the
- *    RDMA client's remove callback unlinks the device under it before
- *    tearing it down, so a device found on the list stays valid.
- *  - rt_dev.lock protects everything the sampling work writes (the
- *    struct rt_port samples, the device name and its configuration).
- *    Order: rt_devs_lock, then rt_dev.lock, then rt_cfg_lock.
- *  - Events are built under rt_dev.lock and sent under rcu_read_lock().
+ * Device lifetime and locking (rocetune_dev.c):
+ *  - Each tracked device is a struct rt_dev with a kref, stored in the
+ *    xarray rt_devs_xa under its RDMA device index (the order of dumps).
+ *    rt_devs_lock protects the xarray's membership, rt_devs_seq and the
+ *    writers of rt_dev.name; it is held only to find a device and take a
+ *    reference (rt_dev_find(), rt_dev_next()), never across hardware I/O,
+ *    RTNL, a netlink message or another mutex.
+ *  - rt_dev.lock, the device's own mutex, protects the samples, the
+ *    configuration and @dying.  It is held across that one device's I/O
+ *    (get_hw_stats, ib_query_port, the DCB and ethtool ops under RTNL, which
+ *    the sampling work only try-locks), so it stalls users of that device
+ *    for at most one read, never another device, registration or rename.
+ *  - @ibdev may be used only under rt_dev.lock while !@dying.  The RDMA
+ *    client's remove callback unlinks the device, then sets @dying under
+ *    rt_dev.lock (waiting for the user in flight) and stops the work: when
+ *    it returns nothing uses @ibdev any more.  A reference taken before
+ *    that sees @dying and reports the device as gone; the last
+ *    rt_dev_put() frees it.
+ *  - rt_dev.name_lock (a spinlock) protects @name for readers without
+ *    rt_devs_lock; a rename holds both while it writes it.
+ *  - rt_dev.work_lock (a spinlock) orders rt_sample_kick() against
+ *    rt_sample_stop() (@dying is also written under it).
+ *  Order: rt_devs_lock, then rt_dev.name_lock or rt_dev.work_lock;
+ *  rt_dev.lock, then RTNL (try-locked by the sampling work, but a
+ *  driver's query_port may take it, as rxe's does), then rt_cfg_lock,
+ *  rt_dev.name_lock or rt_dev.work_lock.  rt_devs_lock and rt_dev.lock
+ *  are never held together, and the remove callback (which takes
+ *  rt_dev.lock) must not run under RTNL, as no RDMA driver does.
+ *  - Events are built under rt_dev.lock (port events) or in a client
+ *    callback (device events) and sent under rcu_read_lock().
  */
 #ifndef _ROCETUNE_H
 #define _ROCETUNE_H
 
+#include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
+#include <linux/spinlock.h>
+#include <linux/xarray.h>
 #include <linux/workqueue.h>
 #include <net/genetlink.h>
 #include <rdma/ib_verbs.h>
@@ -165,25 +189,31 @@ struct rt_port {
 
 /**
  * struct rt_dev - one tracked RDMA device
- * @node: entry in the device list, sorted by @index, under rt_devs_lock
- * @ibdev: the device; valid from the client's add to its remove callback
+ * @ref: references: rt_devs_xa's, and one per user found by a lookup
+ * @ibdev: the device; used only under @lock while !@dying
  * @index: RDMA device index
- * @name: device name, updated on rename
- * @lock: protects the samples, @name, @cfg and @cfg_own
+ * @name: device name, updated on rename (see rocetune.h's locking rules)
+ * @driver: short name of the driver, copied at add
+ * @lock: protects the samples, @cfg, @cfg_own and @dying
+ * @name_lock: protects @name for readers without rt_devs_lock
+ * @work_lock: orders rt_sample_kick() against rt_sample_stop()
  * @work: the sampling work
  * @event_handler: port events of @ibdev
- * @dying: set before the work is cancelled for good
+ * @dying: the device is being removed: @ibdev is no longer used
  * @cfg: per-device configuration, used when @cfg_own
  * @cfg_own: the device has its own configuration
  * @nports: number of entries in @ports (RoCE ports only)
  * @ports: the RoCE ports
  */
 struct rt_dev {
-	struct list_head node;
+	struct kref ref;
 	struct ib_device *ibdev;
 	u32 index;
 	char name[IB_DEVICE_NAME_MAX];
+	char driver[MODULE_NAME_LEN];
 	struct mutex lock;	/* see the locking rules above */
+	spinlock_t name_lock;	/* @name, for readers */
+	spinlock_t work_lock;	/* @work against rt_sample_stop() */
 	struct delayed_work work;
 	struct ib_event_handler event_handler;
 	bool dying;
@@ -195,7 +225,7 @@ struct rt_dev {
 
 /* rocetune_dev.c */
 extern struct mutex rt_devs_lock;
-extern struct list_head rt_devs;
+extern struct xarray rt_devs_xa;
 extern unsigned int rt_devs_seq;
 
 /**
@@ -216,8 +246,11 @@ static inline void rt_dump_check(struct netlink_callback *cb,
 }
 
 struct rt_dev *rt_dev_find(u32 index, const char *name);
+struct rt_dev *rt_dev_next(u32 *index, unsigned int *seq);
+void rt_dev_put(struct rt_dev *rdev);
+void rt_dev_name(struct rt_dev *rdev, char *buf);
+bool rt_dev_visible(struct rt_dev *rdev, const struct net *net);
 struct rt_port *rt_dev_port(struct rt_dev *rdev, u32 port);
-const char *rt_dev_driver(const struct rt_dev *rdev);
 struct net_device *rt_port_netdev(struct ib_device *ibdev, u32 port);
 int rt_dev_add(struct ib_device *ibdev, struct ib_client *client);
 void rt_dev_remove(struct rt_dev *rdev);

@@ -73,6 +73,32 @@ struct rt_config {
 	u64 ecn_rate_thresh;
 };
 
+/* Netdevs of a bond whose pause durations are read (the first ones). */
+#define RT_PFC_SS_DEVS		4
+
+/**
+ * struct rt_pfc_ss - a netdev's pause durations among its ethtool stats
+ * @ifindex: the netdev, 0 when the entry is unused
+ * @ndev: the netdev's address, compared only (with @ifindex: the same one)
+ * @n_stats: its ETH_SS_STATS count when its names were read
+ * @en: its PFC-enabled priorities then (mlx5 lists only theirs)
+ * @found: it has at least one duration statistic
+ * @rx: index of rx_prioN_pause_duration of each priority, -1 when absent
+ * @tx: index of tx_prioN_pause_duration of each priority, -1 when absent
+ *
+ * The cache of the names' walk: it is walked again only when the netdev,
+ * its number of statistics or its PFC-enabled priorities change.
+ */
+struct rt_pfc_ss {
+	int ifindex;
+	unsigned long ndev;
+	int n_stats;
+	u8 en;
+	bool found;
+	int rx[RT_NUM_PRIO];
+	int tx[RT_NUM_PRIO];
+};
+
 /**
  * struct rt_pfc - per-priority PFC state of a port's netdev
  * @valid: the fields below come from a successful ieee_getpfc
@@ -93,8 +119,7 @@ struct rt_config {
  * @rx_dur_mask: priorities whose @rx_dur_us holds the driver's duration
  * @tx_dur_mask: priorities whose @tx_dur_us holds the driver's duration
  * @dur_ns: CLOCK_MONOTONIC time of the last attempt to read them
- * @dur_absent_ifindex: the netdev that had none at the last attempt
- * @dur_absent_en: its PFC-enabled priorities then
+ * @ss: where the netdevs (a bond's members) have their pause durations
  * @rx_dur_us: time paused by received PFC frames, microseconds
  * @tx_dur_us: time the port asked its peer to pause, microseconds
  */
@@ -116,8 +141,7 @@ struct rt_pfc {
 	u8 rx_dur_mask;
 	u8 tx_dur_mask;
 	u64 dur_ns;
-	int dur_absent_ifindex;
-	u8 dur_absent_en;
+	struct rt_pfc_ss ss[RT_PFC_SS_DEVS];
 	u64 rx_dur_us[RT_NUM_PRIO];
 	u64 tx_dur_us[RT_NUM_PRIO];
 };

@@ -9,21 +9,23 @@
  *    writers of rt_dev.name; it is held only to find a device and take a
  *    reference (rt_dev_find(), rt_dev_next()), never across hardware I/O,
  *    RTNL, a netlink message or another mutex.
- *  - rt_dev.lock, the device's own mutex, protects the samples, the
- *    configuration and @dying.  It is held across that one device's I/O
+ *  - rt_dev.lock, the device's own mutex, protects the samples and the
+ *    configuration.  It is held across that one device's I/O
  *    (get_hw_stats, ib_query_port, the DCB and ethtool ops under RTNL, which
- *    the sampling work only try-locks), so it stalls users of that device
- *    for at most one read, never another device, registration or rename.
+ *    the sampling work only try-locks), so a slow device stalls the users
+ *    of that device only, never another one, registration or rename.
  *  - @ibdev may be used only under rt_dev.lock while !@dying.  The RDMA
- *    client's remove callback unlinks the device, then sets @dying under
- *    rt_dev.lock (waiting for the user in flight) and stops the work: when
- *    it returns nothing uses @ibdev any more.  A reference taken before
- *    that sees @dying and reports the device as gone; the last
- *    rt_dev_put() frees it.
+ *    client's remove callback unlinks the device, sets @dying (under
+ *    rt_dev.work_lock), then takes rt_dev.lock once, which waits for the
+ *    user in flight (those queued behind it see @dying), and stops the
+ *    work: when it returns nothing uses @ibdev any more.  A reference
+ *    taken before that sees @dying and reports the device as gone; the
+ *    last rt_dev_put() frees it.
  *  - rt_dev.name_lock (a spinlock) protects @name for readers without
  *    rt_devs_lock; a rename holds both while it writes it.
- *  - rt_dev.work_lock (a spinlock) orders rt_sample_kick() against
- *    rt_sample_stop() (@dying is also written under it).
+ *  - rt_dev.work_lock (a spinlock) protects the writer of @dying, and
+ *    orders rt_sample_kick() against rt_sample_stop(); users of @ibdev
+ *    read @dying under rt_dev.lock (READ_ONCE()).
  *  Order: rt_devs_lock, then rt_dev.name_lock or rt_dev.work_lock;
  *  rt_dev.lock, then RTNL (try-locked by the sampling work, but a
  *  driver's query_port may take it, as rxe's does), then rt_cfg_lock,
@@ -218,9 +220,10 @@ struct rt_port {
  * @index: RDMA device index
  * @name: device name, updated on rename (see rocetune.h's locking rules)
  * @driver: short name of the driver, copied at add
- * @lock: protects the samples, @cfg, @cfg_own and @dying
+ * @lock: protects the samples, @cfg and @cfg_own; users of @ibdev hold it
  * @name_lock: protects @name for readers without rt_devs_lock
- * @work_lock: orders rt_sample_kick() against rt_sample_stop()
+ * @work_lock: protects @dying; orders rt_sample_kick() against
+ *	rt_sample_stop()
  * @work: the sampling work
  * @event_handler: port events of @ibdev
  * @dying: the device is being removed: @ibdev is no longer used

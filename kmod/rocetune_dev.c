@@ -132,7 +132,8 @@ void rt_dev_name(struct rt_dev *rdev, char *buf)
 bool rt_dev_visible(struct rt_dev *rdev, const struct net *net)
 {
 	lockdep_assert_held(&rdev->lock);
-	return !rdev->dying && rdma_dev_access_netns(rdev->ibdev, net);
+	return !READ_ONCE(rdev->dying) &&
+	       rdma_dev_access_netns(rdev->ibdev, net);
 }
 
 /**
@@ -343,9 +344,9 @@ err_free:
  * @rdev: the device
  *
  * Unlinks the device first, so that no lookup finds it, stops the event
- * handler and the sampling work, and marks it dying under its lock, which
- * waits for the request that may be using @rdev->ibdev: when this returns
- * nothing uses it any more.  A request that still holds a reference sees
+ * handler, marks it dying and stops the sampling work (rt_sample_stop()
+ * waits for the user of @rdev->ibdev in flight): when this returns nothing
+ * uses it any more.  A request that still holds a reference sees
  * the device as gone; the last reference frees it.
  *
  * Context: process context, not under RTNL or any rocetune lock.

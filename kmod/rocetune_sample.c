@@ -172,7 +172,7 @@ void rt_sample_work(struct work_struct *work)
 	struct rt_config cfg;
 
 	mutex_lock(&rdev->lock);
-	if (!rdev->dying) {
+	if (!READ_ONCE(rdev->dying)) {
 		rt_sample(rdev, true, &cfg);
 		queue_delayed_work(system_wq, &rdev->work,
 				   msecs_to_jiffies(cfg.interval_ms));
@@ -195,7 +195,7 @@ void rt_sample_fresh(struct rt_dev *rdev)
 	struct rt_config cfg;
 
 	lockdep_assert_held(&rdev->lock);
-	if (!rdev->dying && rdev->nports &&
+	if (!READ_ONCE(rdev->dying) && rdev->nports &&
 	    ktime_get_ns() - rdev->ports[0].sample_ns >= RT_FRESH_READ_NS)
 		rt_sample(rdev, false, &cfg);
 }
@@ -229,9 +229,11 @@ void rt_sample_kick(struct rt_dev *rdev)
  * rt_sample_stop - stop the sampling work of a device for good
  * @rdev: the device, no longer in rt_devs_xa
  *
- * Marks the device dying under its lock, so that when this returns no
- * sample and no request uses rdev->ibdev any more, and neither the work
- * nor rt_sample_kick() queues the work again.
+ * Marks the device dying, then takes its lock once: that waits for the
+ * one user in flight, while the users queued behind it find the device
+ * dying and leave at once.  When this returns no sample and no request
+ * uses rdev->ibdev any more, and neither the work nor rt_sample_kick()
+ * queues the work again.
  *
  * Context: process context, without rdev->lock and RTNL.
  */
@@ -239,10 +241,10 @@ void rt_sample_stop(struct rt_dev *rdev)
 {
 	unsigned long flags;
 
-	mutex_lock(&rdev->lock);
 	spin_lock_irqsave(&rdev->work_lock, flags);
-	rdev->dying = true;
+	WRITE_ONCE(rdev->dying, true);
 	spin_unlock_irqrestore(&rdev->work_lock, flags);
+	mutex_lock(&rdev->lock);
 	mutex_unlock(&rdev->lock);
 	cancel_delayed_work_sync(&rdev->work);
 }

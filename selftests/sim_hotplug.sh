@@ -205,13 +205,17 @@ slow_reads_stall_nothing() {
 	idx=$(rdma -j dev show "rsim_ib$a" | jq -r '.[0].ifindex')
 	[ -n "$idx" ]
 	check_err $? "no index of rsim_ib$a"
-	udir=$(rt_unpriv_tree selftests/rt_genl.py 		kmod/include/uapi/linux/rocetune.h)
+	udir=$(rt_unpriv_tree selftests/rt_genl.py \
+		kmod/include/uapi/linux/rocetune.h)
 	check_err $? "cannot copy rt_genl.py for user 65534"
 	for i in 1 2; do
 		while echo "port_get DEV_INDEX:u32:$idx PORT_INDEX:u32:1" &&
 			echo "port_get --dump"; do
 			:
-		done | setpriv --reuid=65534 --regid=65534 --clear-groups 			--inh-caps=-all --bounding-set=-all 			python3 "$udir/selftests/rt_genl.py" batch 			> "$RT_TMP/loop$i" 2>&1 &
+		done | setpriv --reuid=65534 --regid=65534 --clear-groups \
+			--inh-caps=-all --bounding-set=-all \
+			python3 -u "$udir/selftests/rt_genl.py" batch \
+			> "$RT_TMP/loop$i" 2>&1 &
 		loop_pids+=($!)
 	done
 	# Both users have had an answer: they are in their loops.

@@ -2,22 +2,48 @@
 /*
  * rocetune: private declarations shared by the module's files.
  *
- * Locking:
- *  - rt_devs_lock (rocetune_dev.c) protects the list of tracked devices.
- *    Netlink handlers hold it for as long as they use a struct rt_dev; the
- *    RDMA client's remove callback unlinks the device under it before
- *    tearing it down, so a device found on the list stays valid.
- *  - rt_dev.lock protects everything the sampling work writes (the
- *    struct rt_port samples, the device name and its configuration).
- *    Order: rt_devs_lock, then rt_dev.lock, then rt_cfg_lock.
- *  - Events are built under rt_dev.lock and sent under rcu_read_lock().
+ * Device lifetime and locking (rocetune_dev.c):
+ *  - Each tracked device is a struct rt_dev with a kref, stored in the
+ *    xarray rt_devs_xa under its RDMA device index (the order of dumps).
+ *    rt_devs_lock protects the xarray's membership, rt_devs_seq and the
+ *    writers of rt_dev.name; it is held only to find a device and take a
+ *    reference (rt_dev_find(), rt_dev_next()), never across hardware I/O,
+ *    RTNL, a netlink message or another mutex.
+ *  - rt_dev.lock, the device's own mutex, protects the samples and the
+ *    configuration.  It is held across that one device's I/O
+ *    (get_hw_stats, ib_query_port, the DCB and ethtool ops under RTNL, which
+ *    the sampling work only try-locks), so a slow device stalls the users
+ *    of that device only, never another one, registration or rename.
+ *  - @ibdev may be used only under rt_dev.lock while !@dying.  The RDMA
+ *    client's remove callback unlinks the device, sets @dying (under
+ *    rt_dev.work_lock), then takes rt_dev.lock once, which waits for the
+ *    user in flight (those queued behind it see @dying), and stops the
+ *    work: when it returns nothing uses @ibdev any more.  A reference
+ *    taken before that sees @dying and reports the device as gone; the
+ *    last rt_dev_put() frees it.
+ *  - rt_dev.name_lock (a spinlock) protects @name for readers without
+ *    rt_devs_lock; a rename holds both while it writes it.
+ *  - rt_dev.work_lock (a spinlock) protects the writer of @dying, and
+ *    orders rt_sample_kick() against rt_sample_stop(); users of @ibdev
+ *    read @dying under rt_dev.lock (READ_ONCE()).
+ *  Order: rt_devs_lock, then rt_dev.name_lock or rt_dev.work_lock;
+ *  rt_dev.lock, then RTNL (try-locked by the sampling work, but a
+ *  driver's query_port may take it, as rxe's does), then rt_cfg_lock,
+ *  rt_dev.name_lock or rt_dev.work_lock.  rt_devs_lock and rt_dev.lock
+ *  are never held together, and the remove callback (which takes
+ *  rt_dev.lock) must not run under RTNL, as no RDMA driver does.
+ *  - Events are built under rt_dev.lock (port events) or in a client
+ *    callback (device events) and sent under rcu_read_lock().
  */
 #ifndef _ROCETUNE_H
 #define _ROCETUNE_H
 
+#include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
+#include <linux/spinlock.h>
+#include <linux/xarray.h>
 #include <linux/workqueue.h>
 #include <net/genetlink.h>
 #include <rdma/ib_verbs.h>
@@ -49,6 +75,32 @@ struct rt_config {
 	u64 ecn_rate_thresh;
 };
 
+/* Netdevs of a bond whose pause durations are read (the first ones). */
+#define RT_PFC_SS_DEVS		4
+
+/**
+ * struct rt_pfc_ss - a netdev's pause durations among its ethtool stats
+ * @ifindex: the netdev, 0 when the entry is unused
+ * @ndev: the netdev's address, compared only (with @ifindex: the same one)
+ * @n_stats: its ETH_SS_STATS count when its names were read
+ * @en: its PFC-enabled priorities then (mlx5 lists only theirs)
+ * @found: it has at least one duration statistic
+ * @rx: index of rx_prioN_pause_duration of each priority, -1 when absent
+ * @tx: index of tx_prioN_pause_duration of each priority, -1 when absent
+ *
+ * The cache of the names' walk: it is walked again only when the netdev,
+ * its number of statistics or its PFC-enabled priorities change.
+ */
+struct rt_pfc_ss {
+	int ifindex;
+	unsigned long ndev;
+	int n_stats;
+	u8 en;
+	bool found;
+	int rx[RT_NUM_PRIO];
+	int tx[RT_NUM_PRIO];
+};
+
 /**
  * struct rt_pfc - per-priority PFC state of a port's netdev
  * @valid: the fields below come from a successful ieee_getpfc
@@ -69,8 +121,7 @@ struct rt_config {
  * @rx_dur_mask: priorities whose @rx_dur_us holds the driver's duration
  * @tx_dur_mask: priorities whose @tx_dur_us holds the driver's duration
  * @dur_ns: CLOCK_MONOTONIC time of the last attempt to read them
- * @dur_absent_ifindex: the netdev that had none at the last attempt
- * @dur_absent_en: its PFC-enabled priorities then
+ * @ss: where the netdevs (a bond's members) have their pause durations
  * @rx_dur_us: time paused by received PFC frames, microseconds
  * @tx_dur_us: time the port asked its peer to pause, microseconds
  */
@@ -92,8 +143,7 @@ struct rt_pfc {
 	u8 rx_dur_mask;
 	u8 tx_dur_mask;
 	u64 dur_ns;
-	int dur_absent_ifindex;
-	u8 dur_absent_en;
+	struct rt_pfc_ss ss[RT_PFC_SS_DEVS];
 	u64 rx_dur_us[RT_NUM_PRIO];
 	u64 tx_dur_us[RT_NUM_PRIO];
 };
@@ -165,25 +215,32 @@ struct rt_port {
 
 /**
  * struct rt_dev - one tracked RDMA device
- * @node: entry in the device list, sorted by @index, under rt_devs_lock
- * @ibdev: the device; valid from the client's add to its remove callback
+ * @ref: references: rt_devs_xa's, and one per user found by a lookup
+ * @ibdev: the device; used only under @lock while !@dying
  * @index: RDMA device index
- * @name: device name, updated on rename
- * @lock: protects the samples, @name, @cfg and @cfg_own
+ * @name: device name, updated on rename (see rocetune.h's locking rules)
+ * @driver: short name of the driver, copied at add
+ * @lock: protects the samples, @cfg and @cfg_own; users of @ibdev hold it
+ * @name_lock: protects @name for readers without rt_devs_lock
+ * @work_lock: protects @dying; orders rt_sample_kick() against
+ *	rt_sample_stop()
  * @work: the sampling work
  * @event_handler: port events of @ibdev
- * @dying: set before the work is cancelled for good
+ * @dying: the device is being removed: @ibdev is no longer used
  * @cfg: per-device configuration, used when @cfg_own
  * @cfg_own: the device has its own configuration
  * @nports: number of entries in @ports (RoCE ports only)
  * @ports: the RoCE ports
  */
 struct rt_dev {
-	struct list_head node;
+	struct kref ref;
 	struct ib_device *ibdev;
 	u32 index;
 	char name[IB_DEVICE_NAME_MAX];
+	char driver[MODULE_NAME_LEN];
 	struct mutex lock;	/* see the locking rules above */
+	spinlock_t name_lock;	/* @name, for readers */
+	spinlock_t work_lock;	/* @work against rt_sample_stop() */
 	struct delayed_work work;
 	struct ib_event_handler event_handler;
 	bool dying;
@@ -195,7 +252,7 @@ struct rt_dev {
 
 /* rocetune_dev.c */
 extern struct mutex rt_devs_lock;
-extern struct list_head rt_devs;
+extern struct xarray rt_devs_xa;
 extern unsigned int rt_devs_seq;
 
 /**
@@ -216,8 +273,11 @@ static inline void rt_dump_check(struct netlink_callback *cb,
 }
 
 struct rt_dev *rt_dev_find(u32 index, const char *name);
+struct rt_dev *rt_dev_next(u32 *index, unsigned int *seq);
+void rt_dev_put(struct rt_dev *rdev);
+void rt_dev_name(struct rt_dev *rdev, char *buf);
+bool rt_dev_visible(struct rt_dev *rdev, const struct net *net);
 struct rt_port *rt_dev_port(struct rt_dev *rdev, u32 port);
-const char *rt_dev_driver(const struct rt_dev *rdev);
 struct net_device *rt_port_netdev(struct ib_device *ibdev, u32 port);
 int rt_dev_add(struct ib_device *ibdev, struct ib_client *client);
 void rt_dev_remove(struct rt_dev *rdev);

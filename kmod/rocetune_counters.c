@@ -210,7 +210,8 @@ u64 rt_delta(u64 prev, u64 cur)
  * read in between updates the totals only, so that it neither shortens the
  * rate window nor makes a rate out of a few milliseconds.
  *
- * Context: process context, rdev->lock held (the driver may sleep).
+ * Context: process context, rdev->lock held and the device not dying
+ * (the driver may sleep); no global lock.
  */
 void rt_counters_read(struct rt_dev *rdev, struct rt_port *p, u64 now,
 		      bool periodic)
@@ -237,8 +238,8 @@ void rt_counters_read(struct rt_dev *rdev, struct rt_port *p, u64 now,
 	}
 	mutex_unlock(&hw->lock);
 	if (ret < 0) {
-		pr_debug("%s/%u: reading hw counters failed: %d\n",
-			 rdev->name, p->port, ret);
+		pr_debug("device %u port %u: reading hw counters failed: %d\n",
+			 rdev->index, p->port, ret);
 		if (periodic) {
 			p->rates_valid = false;
 			p->base_ns = 0;

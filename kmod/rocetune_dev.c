@@ -2,9 +2,9 @@
 /*
  * rocetune: device and port tracking.
  *
- * One struct rt_dev per RDMA device with at least one RoCE port, kept on
- * a list sorted by device index (the order of dumps), plus the portable
- * lookup of a port's netdev.
+ * One refcounted struct rt_dev per RDMA device with at least one RoCE
+ * port, kept in an xarray by device index (the order of dumps), plus the
+ * portable lookup of a port's netdev.  rocetune.h has the locking rules.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -16,13 +16,13 @@
 #include "rocetune.h"
 #include "rocetune_qp.h"
 
-/* The tracked devices, sorted by index; see rocetune.h for the locking. */
+/* The tracked devices by index; see rocetune.h for the locking. */
 DEFINE_MUTEX(rt_devs_lock);
-LIST_HEAD(rt_devs);
-/* Version of rt_devs (a device came, went or was renamed), for dumps. */
+DEFINE_XARRAY(rt_devs_xa);
+/* Version of rt_devs_xa (a device came, went or was renamed), for dumps. */
 unsigned int rt_devs_seq = 1;
 
-/* A change of rt_devs; rt_devs_lock held. */
+/* A change of rt_devs_xa; rt_devs_lock held. */
 static void rt_devs_changed(void)
 {
 	lockdep_assert_held(&rt_devs_lock);
@@ -30,24 +30,110 @@ static void rt_devs_changed(void)
 	rt_devs_seq = rt_devs_seq + 1 ?: 1;
 }
 
+static void rt_dev_release(struct kref *ref)
+{
+	struct rt_dev *rdev = container_of(ref, struct rt_dev, ref);
+
+	mutex_destroy(&rdev->lock);
+	kfree(rdev);
+}
+
+/**
+ * rt_dev_put - drop a reference to a device
+ * @rdev: the device, or NULL
+ *
+ * Context: any context that may sleep (the last reference frees).
+ */
+void rt_dev_put(struct rt_dev *rdev)
+{
+	if (rdev)
+		kref_put(&rdev->ref, rt_dev_release);
+}
+
 /**
  * rt_dev_find - look a tracked device up by index or name
  * @index: device index, used when @name is NULL
  * @name: device name, or NULL
  *
- * Context: rt_devs_lock held.
- * Return: the device, or NULL.
+ * Context: process context; takes rt_devs_lock.
+ * Return: the device with a reference held (rt_dev_put() it), or NULL.
  */
 struct rt_dev *rt_dev_find(u32 index, const char *name)
 {
+	struct rt_dev *rdev = NULL;
+	unsigned long i;
+
+	mutex_lock(&rt_devs_lock);
+	if (!name) {
+		rdev = xa_load(&rt_devs_xa, index);
+	} else {
+		/* Writers of the names hold rt_devs_lock. */
+		xa_for_each(&rt_devs_xa, i, rdev)
+			if (!strcmp(rdev->name, name))
+				break;
+	}
+	if (rdev)
+		kref_get(&rdev->ref);
+	mutex_unlock(&rt_devs_lock);
+	return rdev;
+}
+
+/**
+ * rt_dev_next - the tracked device with the lowest index from @index on
+ * @index: where to start; set to the index of the device found
+ * @seq: if not NULL, set to the version of the devices (rt_devs_seq)
+ *
+ * For dumps, which visit the devices in index order without holding any
+ * lock between them.
+ *
+ * Context: process context; takes rt_devs_lock.
+ * Return: the device with a reference held (rt_dev_put() it), or NULL.
+ */
+struct rt_dev *rt_dev_next(u32 *index, unsigned int *seq)
+{
+	unsigned long i = *index;
 	struct rt_dev *rdev;
 
-	lockdep_assert_held(&rt_devs_lock);
-	list_for_each_entry(rdev, &rt_devs, node) {
-		if (name ? !strcmp(rdev->name, name) : rdev->index == index)
-			return rdev;
+	mutex_lock(&rt_devs_lock);
+	rdev = xa_find(&rt_devs_xa, &i, U32_MAX, XA_PRESENT);
+	if (rdev) {
+		kref_get(&rdev->ref);
+		*index = i;
 	}
-	return NULL;
+	if (seq)
+		*seq = rt_devs_seq;
+	mutex_unlock(&rt_devs_lock);
+	return rdev;
+}
+
+/**
+ * rt_dev_name - copy a device's current name
+ * @rdev: the device
+ * @buf: IB_DEVICE_NAME_MAX bytes
+ *
+ * Context: any context but under rt_dev.name_lock.
+ */
+void rt_dev_name(struct rt_dev *rdev, char *buf)
+{
+	spin_lock(&rdev->name_lock);
+	strscpy(buf, rdev->name, IB_DEVICE_NAME_MAX);
+	spin_unlock(&rdev->name_lock);
+}
+
+/**
+ * rt_dev_visible - may a network namespace see a device
+ * @rdev: the device
+ * @net: the namespace
+ *
+ * Context: rdev->lock held.
+ * Return: false once the device is being removed, else whether @net may
+ * access it (rdma_dev_access_netns()).
+ */
+bool rt_dev_visible(struct rt_dev *rdev, const struct net *net)
+{
+	lockdep_assert_held(&rdev->lock);
+	return !READ_ONCE(rdev->dying) &&
+	       rdma_dev_access_netns(rdev->ibdev, net);
 }
 
 /**
@@ -83,15 +169,9 @@ static const char * const rt_driver_names[] = {
 	[RDMA_DRIVER_ERDMA] = "erdma",
 };
 
-/**
- * rt_dev_driver - short name of the driver of a device
- * @rdev: the device
- *
- * Return: "rxe", "mlx5", ..., else the name of the driver's module.
- */
-const char *rt_dev_driver(const struct rt_dev *rdev)
+/* Short name of the driver of a device: "rxe", "mlx5", ..., else its module's. */
+static const char *rt_ib_driver(const struct ib_device *ibdev)
 {
-	const struct ib_device *ibdev = rdev->ibdev;
 	unsigned int id = ibdev->ops.driver_id;
 
 	if (id < ARRAY_SIZE(rt_driver_names) && rt_driver_names[id])
@@ -168,21 +248,16 @@ static void rt_ib_event(struct ib_event_handler *handler,
 	}
 }
 
-static void rt_dev_link(struct rt_dev *rdev)
+static int rt_dev_link(struct rt_dev *rdev)
 {
-	struct list_head *pos = &rt_devs;
-	struct rt_dev *cur;
+	int err;
 
 	mutex_lock(&rt_devs_lock);
-	list_for_each_entry(cur, &rt_devs, node) {
-		if (cur->index > rdev->index) {
-			pos = &cur->node;
-			break;
-		}
-	}
-	list_add_tail(&rdev->node, pos);
-	rt_devs_changed();
+	err = xa_insert(&rt_devs_xa, rdev->index, rdev, GFP_KERNEL);
+	if (!err)
+		rt_devs_changed();
 	mutex_unlock(&rt_devs_lock);
+	return err;
 }
 
 static unsigned int rt_count_roce_ports(struct ib_device *ibdev)
@@ -210,6 +285,7 @@ int rt_dev_add(struct ib_device *ibdev, struct ib_client *client)
 	struct rt_dev *rdev;
 	unsigned int i = 0;
 	u32 port;
+	int err;
 
 	if (!nports)
 		return -EOPNOTSUPP;
@@ -217,10 +293,14 @@ int rt_dev_add(struct ib_device *ibdev, struct ib_client *client)
 	rdev = kzalloc(struct_size(rdev, ports, nports), GFP_KERNEL);
 	if (!rdev)
 		return -ENOMEM;
+	kref_init(&rdev->ref);
 	rdev->ibdev = ibdev;
 	rdev->index = ibdev->index;
 	strscpy(rdev->name, dev_name(&ibdev->dev), sizeof(rdev->name));
+	strscpy(rdev->driver, rt_ib_driver(ibdev), sizeof(rdev->driver));
 	mutex_init(&rdev->lock);
+	spin_lock_init(&rdev->name_lock);
+	spin_lock_init(&rdev->work_lock);
 	INIT_DELAYED_WORK(&rdev->work, rt_sample_work);
 	rdev->nports = nports;
 	rdma_for_each_port(ibdev, port) {
@@ -233,6 +313,10 @@ int rt_dev_add(struct ib_device *ibdev, struct ib_client *client)
 				rdev->name, port);
 		i++;
 	}
+	/* rt_devs_xa's reference, the one the remove callback drops. */
+	err = rt_dev_link(rdev);
+	if (err)
+		goto err_free;
 
 	INIT_IB_EVENT_HANDLER(&rdev->event_handler, ibdev, rt_ib_event);
 	ib_register_event_handler(&rdev->event_handler);
@@ -242,63 +326,76 @@ int rt_dev_add(struct ib_device *ibdev, struct ib_client *client)
 	if (rt_qp_dev_add(ibdev))
 		pr_warn("%s: no memory for QP accounting, not accounted\n",
 			rdev->name);
-	rt_dev_link(rdev);
 
-	mutex_lock(&rdev->lock);
 	rt_nl_dev_event(rdev, ROCETUNE_EVENT_DEV_ADD, NULL);
-	mutex_unlock(&rdev->lock);
 	rt_sample_start(rdev);
 	pr_info("%s: tracking, %u RoCE port(s)\n", rdev->name, nports);
 	return 0;
+
+err_free:
+	for (i = 0; i < rdev->nports; i++)
+		rt_counters_fini(&rdev->ports[i]);
+	rt_dev_put(rdev);
+	return err;
 }
 
 /**
- * rt_dev_remove - stop tracking a device and free it
- * @rdev: the device (the RDMA client's remove callback)
+ * rt_dev_remove - stop tracking a device (the RDMA client's remove callback)
+ * @rdev: the device
  *
- * Unlinks the device first, so that no netlink request finds it, then
- * stops the event handler and the sampling work before freeing.
+ * Unlinks the device first, so that no lookup finds it, stops the event
+ * handler, marks it dying and stops the sampling work (rt_sample_stop()
+ * waits for the user of @rdev->ibdev in flight): when this returns nothing
+ * uses it any more.  A request that still holds a reference sees
+ * the device as gone; the last reference frees it.
+ *
+ * Context: process context, not under RTNL or any rocetune lock.
  */
 void rt_dev_remove(struct rt_dev *rdev)
 {
+	char name[IB_DEVICE_NAME_MAX];
 	unsigned int i;
 
 	mutex_lock(&rt_devs_lock);
-	list_del(&rdev->node);
+	xa_erase(&rt_devs_xa, rdev->index);
 	rt_devs_changed();
 	mutex_unlock(&rt_devs_lock);
 
 	rt_qp_dev_remove(rdev->ibdev);
 	ib_unregister_event_handler(&rdev->event_handler);
 	rt_sample_stop(rdev);
-
-	mutex_lock(&rdev->lock);
 	rt_nl_dev_event(rdev, ROCETUNE_EVENT_DEV_DEL, NULL);
-	mutex_unlock(&rdev->lock);
 
+	/* The hw_stats came from the driver: back to it while it exists. */
+	mutex_lock(&rdev->lock);
 	for (i = 0; i < rdev->nports; i++)
 		rt_counters_fini(&rdev->ports[i]);
-	mutex_destroy(&rdev->lock);
-	pr_info("%s: removed\n", rdev->name);
-	kfree(rdev);
+	mutex_unlock(&rdev->lock);
+	rt_dev_name(rdev, name);
+	pr_info("%s: removed\n", name);
+	rt_dev_put(rdev);
 }
 
 /**
  * rt_dev_rename - follow a device rename (the RDMA client's rename callback)
  * @rdev: the device, whose ib_device has its new name already
+ *
+ * Takes rt_devs_lock and the name's spinlock only: the core calls this
+ * with its device list locked, which must never wait for hardware I/O.
  */
 void rt_dev_rename(struct rt_dev *rdev)
 {
+	const char *new = dev_name(&rdev->ibdev->dev);
 	char old[IB_DEVICE_NAME_MAX];
 
 	mutex_lock(&rt_devs_lock);
-	mutex_lock(&rdev->lock);
+	spin_lock(&rdev->name_lock);
 	strscpy(old, rdev->name, sizeof(old));
-	strscpy(rdev->name, dev_name(&rdev->ibdev->dev), sizeof(rdev->name));
+	strscpy(rdev->name, new, sizeof(rdev->name));
+	spin_unlock(&rdev->name_lock);
 	rt_devs_changed();
-	rt_nl_dev_event(rdev, ROCETUNE_EVENT_DEV_RENAME, old);
-	mutex_unlock(&rdev->lock);
 	mutex_unlock(&rt_devs_lock);
-	pr_info("%s: renamed from %s\n", rdev->name, old);
+	rt_nl_dev_event(rdev, ROCETUNE_EVENT_DEV_RENAME, old);
+	pr_info("%s: renamed from %s\n", new, old);
 	rt_qp_dev_rename(rdev->ibdev);
 }

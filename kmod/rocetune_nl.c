@@ -84,8 +84,10 @@ rt_config_set_policy[ROCETUNE_A_ECN_RATE_THRESH + 1] = {
 
 /*
  * The device named by DEV_INDEX and/or DEV_NAME (both must agree), if @net
- * may see it.  Return: the device, NULL when neither attribute is there, or
- * an ERR_PTR with extack set.  Context: rt_devs_lock held.
+ * may see it, referenced and locked: rt_nl_dev_done() it.  No global lock
+ * is held on return, so the caller may do I/O on the device.
+ * Return: the device, NULL when neither attribute is there, or an ERR_PTR
+ * with extack set.
  */
 static struct rt_dev *rt_nl_dev(struct net *net, struct nlattr **tb,
 				struct netlink_ext_ack *extack)
@@ -98,14 +100,22 @@ static struct rt_dev *rt_nl_dev(struct net *net, struct nlattr **tb,
 		return NULL;
 	rdev = rt_dev_find(a_idx ? nla_get_u32(a_idx) : 0,
 			   a_name ? nla_data(a_name) : NULL);
-	if (rdev && !rdma_dev_access_netns(rdev->ibdev, net))
-		rdev = NULL;
+	if (rdev) {
+		mutex_lock(&rdev->lock);
+		if (!rt_dev_visible(rdev, net)) {
+			mutex_unlock(&rdev->lock);
+			rt_dev_put(rdev);
+			rdev = NULL;
+		}
+	}
 	if (!rdev) {
 		NL_SET_ERR_MSG_ATTR(extack, a_name ?: a_idx,
 				    "no RDMA device with RoCE ports by this name or index");
 		return ERR_PTR(-ENODEV);
 	}
 	if (a_idx && a_name && rdev->index != nla_get_u32(a_idx)) {
+		mutex_unlock(&rdev->lock);
+		rt_dev_put(rdev);
 		NL_SET_ERR_MSG_ATTR(extack, a_idx,
 				    "device index and name refer to different devices");
 		return ERR_PTR(-EINVAL);
@@ -113,7 +123,14 @@ static struct rt_dev *rt_nl_dev(struct net *net, struct nlattr **tb,
 	return rdev;
 }
 
-/* The device a "do" request must name; rt_devs_lock held. */
+/* Unlock and put a device that rt_nl_dev() or rt_nl_dev_req() returned. */
+static void rt_nl_dev_done(struct rt_dev *rdev)
+{
+	mutex_unlock(&rdev->lock);
+	rt_dev_put(rdev);
+}
+
+/* The device a "do" request must name, as rt_nl_dev() returns it. */
 static struct rt_dev *rt_nl_dev_req(struct genl_info *info)
 {
 	struct rt_dev *rdev;
@@ -130,8 +147,11 @@ static struct rt_dev *rt_nl_dev_req(struct genl_info *info)
 
 static int rt_put_dev_id(struct sk_buff *skb, struct rt_dev *rdev)
 {
+	char name[IB_DEVICE_NAME_MAX];
+
+	rt_dev_name(rdev, name);
 	if (nla_put_u32(skb, ROCETUNE_A_DEV_INDEX, rdev->index) ||
-	    nla_put_string(skb, ROCETUNE_A_DEV_NAME, rdev->name))
+	    nla_put_string(skb, ROCETUNE_A_DEV_NAME, name))
 		return -EMSGSIZE;
 	return 0;
 }
@@ -153,22 +173,17 @@ static int rt_fill_dev(struct sk_buff *skb, struct rt_dev *rdev, u32 portid,
 			  ROCETUNE_CMD_DEV_GET);
 	if (!hdr)
 		return -EMSGSIZE;
-	mutex_lock(&rdev->lock);
 	if (rt_put_dev_id(skb, rdev) ||
-	    nla_put_string(skb, ROCETUNE_A_DEV_DRIVER, rt_dev_driver(rdev)) ||
-	    nla_put_u32(skb, ROCETUNE_A_DEV_NUM_PORTS, rdev->nports))
-		goto err_cancel;
-	mutex_unlock(&rdev->lock);
+	    nla_put_string(skb, ROCETUNE_A_DEV_DRIVER, rdev->driver) ||
+	    nla_put_u32(skb, ROCETUNE_A_DEV_NUM_PORTS, rdev->nports)) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
 	genlmsg_end(skb, hdr);
 	return 0;
-
-err_cancel:
-	mutex_unlock(&rdev->lock);
-	genlmsg_cancel(skb, hdr);
-	return -EMSGSIZE;
 }
 
-/* Upper bound of a PORT_GET reply; rdev->lock held. */
+/* Upper bound of a PORT_GET reply; rdev->lock held, the device not dying. */
 static size_t rt_port_msg_size(const struct rt_port *p)
 {
 	size_t size, cnt, prio;
@@ -320,7 +335,10 @@ static int rt_put_port_id(struct sk_buff *skb, struct rt_dev *rdev,
 	return 0;
 }
 
-/* A PORT_GET reply to a reader in @net.  Context: rdev->lock held. */
+/*
+ * A PORT_GET reply to a reader in @net.  Context: rdev->lock held, the
+ * device not dying (rt_dev_visible()).
+ */
 static int rt_fill_port(struct sk_buff *skb, struct rt_dev *rdev,
 			const struct rt_port *p, const struct net *net,
 			u32 portid, u32 seq, int flags)
@@ -364,22 +382,18 @@ static int rt_nl_dev_get_doit(struct sk_buff *skb, struct genl_info *info)
 	msg = genlmsg_new(rt_dev_msg_size(), GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
-	mutex_lock(&rt_devs_lock);
 	rdev = rt_nl_dev_req(info);
 	if (IS_ERR(rdev)) {
-		err = PTR_ERR(rdev);
-		goto err_unlock;
+		nlmsg_free(msg);
+		return PTR_ERR(rdev);
 	}
 	err = rt_fill_dev(msg, rdev, info->snd_portid, info->snd_seq, 0);
-	if (err)
-		goto err_unlock;
-	mutex_unlock(&rt_devs_lock);
+	rt_nl_dev_done(rdev);
+	if (err) {
+		nlmsg_free(msg);
+		return err;
+	}
 	return genlmsg_reply(msg, info);
-
-err_unlock:
-	mutex_unlock(&rt_devs_lock);
-	nlmsg_free(msg);
-	return err;
 }
 
 /*
@@ -391,21 +405,51 @@ static int rt_dump_begin(struct netlink_callback *cb)
 {
 	struct rt_dump_ctx *ctx = rt_dump_ctx(cb);
 	struct rt_dev *rdev;
-	int err = 0;
 
 	if (ctx->started)
 		return 0;
 	ctx->started = true;
-	mutex_lock(&rt_devs_lock);
 	rdev = rt_nl_dev(sock_net(cb->skb->sk), rt_dump_attrs(cb), cb->extack);
-	if (IS_ERR(rdev)) {
-		err = PTR_ERR(rdev);
-	} else if (rdev) {
+	if (IS_ERR(rdev))
+		return PTR_ERR(rdev);
+	if (rdev) {
 		ctx->filtered = true;
 		ctx->dev_index = rdev->index;
+		ctx->next_dev = rdev->index;
+		rt_nl_dev_done(rdev);
 	}
-	mutex_unlock(&rt_devs_lock);
-	return err;
+	return 0;
+}
+
+/*
+ * The next device of a dump from the cursor on, referenced and locked
+ * (rt_nl_dev_done() it), or NULL at the end.  Sets cb->seq to the version
+ * of the devices; no lock is held between two devices.
+ */
+static struct rt_dev *rt_dump_next(struct netlink_callback *cb, u32 *index)
+{
+	struct rt_dump_ctx *ctx = rt_dump_ctx(cb);
+	struct net *net = sock_net(cb->skb->sk);
+	struct rt_dev *rdev;
+	unsigned int seq;
+
+	for (;;) {
+		rdev = rt_dev_next(index, &seq);
+		if (!rdev)
+			return NULL;
+		cb->seq = seq;
+		if (ctx->filtered && *index != ctx->dev_index) {
+			rt_dev_put(rdev);
+			return NULL;
+		}
+		mutex_lock(&rdev->lock);
+		if (rt_dev_visible(rdev, net))
+			return rdev;
+		rt_nl_dev_done(rdev);
+		if (*index == U32_MAX)
+			return NULL;
+		++*index;
+	}
 }
 
 /* Return of a dump pass: a partial skb is sent, an empty one is an error. */
@@ -416,40 +460,30 @@ static int rt_dump_ret(struct sk_buff *skb, int err)
 	return err ?: skb->len;
 }
 
-static bool rt_dump_skip(const struct rt_dump_ctx *ctx, struct rt_dev *rdev,
-			 struct net *net)
-{
-	return rdev->index < ctx->next_dev ||
-	       (ctx->filtered && rdev->index != ctx->dev_index) ||
-	       !rdma_dev_access_netns(rdev->ibdev, net);
-}
-
 static int rt_nl_dev_get_dumpit(struct sk_buff *skb,
 				struct netlink_callback *cb)
 {
 	struct rt_dump_ctx *ctx = rt_dump_ctx(cb);
-	struct net *net = sock_net(skb->sk);
 	struct rt_dev *rdev;
 	unsigned int off;
+	u32 index;
 	int err;
 
 	err = rt_dump_begin(cb);
 	if (err)
 		return err;
-	mutex_lock(&rt_devs_lock);
-	cb->seq = rt_devs_seq;
-	list_for_each_entry(rdev, &rt_devs, node) {
-		if (rt_dump_skip(ctx, rdev, net))
-			continue;
+	for (index = ctx->next_dev; (rdev = rt_dump_next(cb, &index)); index++) {
 		off = skb->len;
 		err = rt_fill_dev(skb, rdev, NETLINK_CB(cb->skb).portid,
 				  cb->nlh->nlmsg_seq, NLM_F_MULTI);
+		rt_nl_dev_done(rdev);
 		if (err)
 			break;
 		rt_dump_check(cb, skb, off);
-		ctx->next_dev = rdev->index + 1;
+		ctx->next_dev = index + 1;
+		if (index == U32_MAX)
+			break;
 	}
-	mutex_unlock(&rt_devs_lock);
 	return rt_dump_ret(skb, err);
 }
 
@@ -467,34 +501,30 @@ static int rt_nl_port_get_doit(struct sk_buff *skb, struct genl_info *info)
 		NL_SET_ERR_MSG(info->extack, "port index required");
 		return -EINVAL;
 	}
-	mutex_lock(&rt_devs_lock);
 	rdev = rt_nl_dev_req(info);
-	if (IS_ERR(rdev)) {
-		err = PTR_ERR(rdev);
-		goto err_unlock;
-	}
+	if (IS_ERR(rdev))
+		return PTR_ERR(rdev);
 	p = rt_dev_port(rdev, nla_get_u32(a_port));
 	if (!p) {
 		NL_SET_ERR_MSG_ATTR(info->extack, a_port,
 				    "not a RoCE port of this device");
 		err = -ENODEV;
-		goto err_unlock;
+		goto err_done;
 	}
 
+	/* Only this device's lock is held across its I/O. */
 	rt_sample_fresh(rdev);
-	mutex_lock(&rdev->lock);
 	msg = genlmsg_new(rt_port_msg_size(p), GFP_KERNEL);
 	err = msg ? rt_fill_port(msg, rdev, p, genl_info_net(info),
 				 info->snd_portid,
 				 info->snd_seq, 0) : -ENOMEM;
-	mutex_unlock(&rdev->lock);
 	if (err)
-		goto err_unlock;
-	mutex_unlock(&rt_devs_lock);
+		goto err_done;
+	rt_nl_dev_done(rdev);
 	return genlmsg_reply(msg, info);
 
-err_unlock:
-	mutex_unlock(&rt_devs_lock);
+err_done:
+	rt_nl_dev_done(rdev);
 	nlmsg_free(msg);
 	return err;
 }
@@ -506,22 +536,17 @@ static int rt_nl_port_get_dumpit(struct sk_buff *skb,
 	struct net *net = sock_net(skb->sk);
 	struct rt_dev *rdev;
 	unsigned int i, off;
+	u32 index;
 	int err;
 
 	err = rt_dump_begin(cb);
 	if (err)
 		return err;
-	mutex_lock(&rt_devs_lock);
-	cb->seq = rt_devs_seq;
-	list_for_each_entry(rdev, &rt_devs, node) {
-		if (rt_dump_skip(ctx, rdev, net))
-			continue;
-		mutex_lock(&rdev->lock);
+	for (index = ctx->next_dev; (rdev = rt_dump_next(cb, &index)); index++) {
 		for (i = 0; i < rdev->nports; i++) {
 			struct rt_port *p = &rdev->ports[i];
 
-			if (rdev->index == ctx->next_dev &&
-			    p->port < ctx->next_port)
+			if (index == ctx->next_dev && p->port < ctx->next_port)
 				continue;
 			off = skb->len;
 			err = rt_fill_port(skb, rdev, p, net,
@@ -530,14 +555,13 @@ static int rt_nl_port_get_dumpit(struct sk_buff *skb,
 			if (err)
 				break;
 			rt_dump_check(cb, skb, off);
-			ctx->next_dev = rdev->index;
+			ctx->next_dev = index;
 			ctx->next_port = p->port + 1;
 		}
-		mutex_unlock(&rdev->lock);
-		if (err)
+		rt_nl_dev_done(rdev);
+		if (err || index == U32_MAX)
 			break;
 	}
-	mutex_unlock(&rt_devs_lock);
 	return rt_dump_ret(skb, err);
 }
 
@@ -562,25 +586,21 @@ static int rt_nl_config_get_doit(struct sk_buff *skb, struct genl_info *info)
 		goto err_free;
 	}
 
-	mutex_lock(&rt_devs_lock);
 	rdev = rt_nl_dev(genl_info_net(info), info->attrs, info->extack);
 	if (IS_ERR(rdev)) {
-		mutex_unlock(&rt_devs_lock);
 		err = PTR_ERR(rdev);
 		goto err_free;
 	}
 	if (rdev) {
-		mutex_lock(&rdev->lock);
 		rt_dev_config(rdev, &cfg);
 		err = rt_put_dev_id(msg, rdev);
-		mutex_unlock(&rdev->lock);
+		rt_nl_dev_done(rdev);
 	} else {
 		spin_lock(&rt_cfg_lock);
 		cfg = rt_cfg;
 		spin_unlock(&rt_cfg_lock);
 		err = 0;
 	}
-	mutex_unlock(&rt_devs_lock);
 	if (err ||
 	    nla_put_u32(msg, ROCETUNE_A_INTERVAL_MS, cfg.interval_ms) ||
 	    nla_put_u32(msg, ROCETUNE_A_STORM_MS, cfg.storm_ms) ||
@@ -618,6 +638,7 @@ static int rt_nl_config_set_doit(struct sk_buff *skb, struct genl_info *info)
 	struct nlattr **tb = info->attrs;
 	struct rt_config cfg;
 	struct rt_dev *rdev;
+	unsigned long i;
 	int err = 0;
 
 	if (!tb[ROCETUNE_A_INTERVAL_MS] && !tb[ROCETUNE_A_STORM_MS] &&
@@ -626,28 +647,27 @@ static int rt_nl_config_set_doit(struct sk_buff *skb, struct genl_info *info)
 		return -EINVAL;
 	}
 
-	mutex_lock(&rt_devs_lock);
 	rdev = rt_nl_dev(genl_info_net(info), tb, info->extack);
 	if (IS_ERR(rdev)) {
 		err = PTR_ERR(rdev);
 	} else if (rdev) {
 		/* The device gets its own copy of what is in effect. */
-		mutex_lock(&rdev->lock);
 		rt_dev_config(rdev, &cfg);
 		rt_config_apply(&cfg, tb);
 		rdev->cfg = cfg;
 		rdev->cfg_own = true;
-		mutex_unlock(&rdev->lock);
 		rt_sample_kick(rdev);
+		rt_nl_dev_done(rdev);
 	} else {
 		spin_lock(&rt_cfg_lock);
 		rt_config_apply(&rt_cfg, tb);
 		spin_unlock(&rt_cfg_lock);
 		/* Devices without their own configuration follow at once. */
-		list_for_each_entry(rdev, &rt_devs, node)
+		mutex_lock(&rt_devs_lock);
+		xa_for_each(&rt_devs_xa, i, rdev)
 			rt_sample_kick(rdev);
+		mutex_unlock(&rt_devs_lock);
 	}
-	mutex_unlock(&rt_devs_lock);
 	return err;
 }
 
@@ -710,7 +730,8 @@ static struct sk_buff *rt_event_new(u32 type, void **hdr)
  * @type: ROCETUNE_EVENT_DEV_ADD, _DEV_DEL or _DEV_RENAME
  * @old_name: the name before a rename, else NULL
  *
- * Context: process context, rdev->lock held.
+ * Context: process context, in the RDMA client's add, remove or rename
+ * callback (rdev->ibdev is valid).
  */
 void rt_nl_dev_event(struct rt_dev *rdev, u32 type, const char *old_name)
 {
@@ -721,7 +742,7 @@ void rt_nl_dev_event(struct rt_dev *rdev, u32 type, const char *old_name)
 	if (!skb)
 		return;
 	if (rt_put_dev_id(skb, rdev) ||
-	    nla_put_string(skb, ROCETUNE_A_DEV_DRIVER, rt_dev_driver(rdev)) ||
+	    nla_put_string(skb, ROCETUNE_A_DEV_DRIVER, rdev->driver) ||
 	    nla_put_u32(skb, ROCETUNE_A_DEV_NUM_PORTS, rdev->nports) ||
 	    (old_name &&
 	     nla_put_string(skb, ROCETUNE_A_DEV_OLD_NAME, old_name))) {
@@ -777,7 +798,7 @@ static struct sk_buff *rt_port_event_new(struct rt_dev *rdev,
  * @thresh: the threshold it crossed
  * @duration_ms: storm length (storm events)
  *
- * Context: process context, rdev->lock held.
+ * Context: process context, rdev->lock held, the device not dying.
  */
 void rt_nl_port_event(struct rt_dev *rdev, struct rt_port *p, u32 type,
 		      int prio, u64 value, u64 thresh, u64 duration_ms)

@@ -14,14 +14,18 @@
  * Pause durations have no DCB op: where the driver has them as ethtool
  * statistics (mlx5: rx_prioN_pause_duration and tx_prioN_pause_duration,
  * in microseconds) they are read at most every RT_PFC_DUR_NS, as ethtool
- * statistics of a hardware NIC may cost firmware commands.  A netdev
- * without them is asked again when its PFC-enabled priorities change (mlx5
- * lists the statistics of enabled priorities only) or the port's netdev
- * does, else every RT_PFC_DUR_RETRY_NS.
+ * statistics of a hardware NIC may cost firmware commands.  Where they are
+ * among the statistics is cached per netdev (struct rt_pfc_ss): their names
+ * are walked again only when the netdev, its number of statistics or its
+ * PFC-enabled priorities change (mlx5 lists the statistics of enabled
+ * priorities only), and never for more than RT_PFC_SS_MAX statistics or
+ * RT_PFC_SS_DEVS members of a bond.  As in the ethtool core, the driver's
+ * begin and complete ops bracket its statistics ops.
  */
 
 #include <linux/ethtool.h>
 #include <linux/netdevice.h>
+#include <linux/pm_runtime.h>
 #include <linux/rtnetlink.h>
 #include <linux/slab.h>
 #include <net/dcbnl.h>
@@ -29,7 +33,8 @@
 #include "rocetune.h"
 
 #define RT_PFC_DUR_NS		NSEC_PER_SEC
-#define RT_PFC_DUR_RETRY_NS	(30 * NSEC_PER_SEC)
+/* A netdev with more ethtool statistics is not searched for durations. */
+#define RT_PFC_SS_MAX		16384
 
 static int rt_pfc_get_one(struct net_device *dev, struct ieee_pfc *pfc)
 {
@@ -91,74 +96,124 @@ static int rt_pfc_dur_prio(const char *s, const char *dir)
 }
 
 /*
- * Add @dev's pause durations (ethtool statistics) to @rx and @tx, and the
- * priorities it has them for to @rx_mask and @tx_mask (mlx5 lists only
- * PFC-enabled priorities).  RTNL held.  Return: true if @dev has any.
+ * Start using @dev's ethtool ops as the ethtool core does: the device is
+ * registered and present, and the driver's begin op (if any) agreed; a
+ * runtime-suspended device is not woken up for statistics.  RTNL held.
+ * Return: 0 when rt_ethtool_complete() must follow, else a negative errno.
  */
-static bool rt_pfc_dur_one(struct net_device *dev, u64 *rx, u64 *tx,
-			   u8 *rx_mask, u8 *tx_mask)
+static int rt_ethtool_begin(struct net_device *dev)
 {
 	const struct ethtool_ops *ops = dev->ethtool_ops;
-	struct ethtool_stats stats = { .cmd = ETHTOOL_GSTATS };
-	int idx[2][RT_NUM_PRIO];
-	bool found = false;
-	u8 *strings = NULL;
-	u64 *data = NULL;
-	int n, i, prio;
 
 	ASSERT_RTNL();
-	if (!ops || !ops->get_sset_count || !ops->get_strings ||
-	    !ops->get_ethtool_stats || !netif_device_present(dev))
-		return false;
-	n = ops->get_sset_count(dev, ETH_SS_STATS);
-	if (n <= 0)
-		return false;
+	if (dev->reg_state != NETREG_REGISTERED || !netif_device_present(dev))
+		return -ENODEV;
+	if (dev->dev.parent && pm_runtime_suspended(dev->dev.parent))
+		return -EAGAIN;
+	return ops->begin ? ops->begin(dev) : 0;
+}
+
+static void rt_ethtool_complete(struct net_device *dev)
+{
+	if (dev->ethtool_ops->complete)
+		dev->ethtool_ops->complete(dev);
+}
+
+/*
+ * Look the pause durations up among @dev's @n statistics into @ss, unless
+ * @ss describes @dev with @n statistics and PFC-enabled priorities @en
+ * already.  Inside rt_ethtool_begin().  Return: 0 or -ENOMEM.
+ */
+static int rt_pfc_ss_lookup(struct net_device *dev, struct rt_pfc_ss *ss,
+			    int n, u8 en)
+{
+	const struct ethtool_ops *ops = dev->ethtool_ops;
+	u8 *strings;
+	int i, prio;
+
+	if (ss->ifindex == dev->ifindex && ss->ndev == (unsigned long)dev &&
+	    ss->n_stats == n && ss->en == en)
+		return 0;
+	ss->ifindex = 0;
 	strings = kvcalloc(n, ETH_GSTRING_LEN, GFP_KERNEL);
-	data = kvcalloc(n, sizeof(u64), GFP_KERNEL);
-	if (!strings || !data)
-		goto out;
+	if (!strings)
+		return -ENOMEM;
 	ops->get_strings(dev, ETH_SS_STATS, strings);
+	ss->found = false;
 	for (prio = 0; prio < RT_NUM_PRIO; prio++) {
-		idx[0][prio] = -1;
-		idx[1][prio] = -1;
+		ss->rx[prio] = -1;
+		ss->tx[prio] = -1;
 	}
 	for (i = 0; i < n; i++) {
 		const char *s = strings + i * ETH_GSTRING_LEN;
 
 		prio = rt_pfc_dur_prio(s, "rx");
 		if (prio >= 0) {
-			idx[0][prio] = i;
-			found = true;
+			ss->rx[prio] = i;
+			ss->found = true;
 		}
 		prio = rt_pfc_dur_prio(s, "tx");
 		if (prio >= 0) {
-			idx[1][prio] = i;
-			found = true;
+			ss->tx[prio] = i;
+			ss->found = true;
 		}
 	}
-	if (!found)
+	kvfree(strings);
+	ss->ifindex = dev->ifindex;
+	ss->ndev = (unsigned long)dev;
+	ss->n_stats = n;
+	ss->en = en;
+	return 0;
+}
+
+/*
+ * Add @dev's pause durations (ethtool statistics) to @rx and @tx, and the
+ * priorities it has them for to @rx_mask and @tx_mask (mlx5 lists only
+ * PFC-enabled priorities); @ss caches where they are, for PFC-enabled
+ * priorities @en.  RTNL held.  Return: true if @dev has any.
+ */
+static bool rt_pfc_dur_one(struct net_device *dev, struct rt_pfc_ss *ss,
+			   u8 en, u64 *rx, u64 *tx, u8 *rx_mask, u8 *tx_mask)
+{
+	const struct ethtool_ops *ops = dev->ethtool_ops;
+	struct ethtool_stats stats = { .cmd = ETHTOOL_GSTATS };
+	bool found = false;
+	u64 *data;
+	int n, prio;
+
+	ASSERT_RTNL();
+	if (!ops || !ops->get_sset_count || !ops->get_strings ||
+	    !ops->get_ethtool_stats || rt_ethtool_begin(dev))
+		return false;
+	n = ops->get_sset_count(dev, ETH_SS_STATS);
+	if (n <= 0 || n > RT_PFC_SS_MAX || rt_pfc_ss_lookup(dev, ss, n, en) ||
+	    !ss->found)
+		goto out;
+	found = true;
+	data = kvcalloc(n, sizeof(u64), GFP_KERNEL);
+	if (!data)
 		goto out;
 	stats.n_stats = n;
 	ops->get_ethtool_stats(dev, &stats, data);
 	for (prio = 0; prio < RT_NUM_PRIO; prio++) {
-		if (idx[0][prio] >= 0) {
-			rx[prio] += data[idx[0][prio]];
+		if (ss->rx[prio] >= 0) {
+			rx[prio] += data[ss->rx[prio]];
 			*rx_mask |= BIT(prio);
 		}
-		if (idx[1][prio] >= 0) {
-			tx[prio] += data[idx[1][prio]];
+		if (ss->tx[prio] >= 0) {
+			tx[prio] += data[ss->tx[prio]];
 			*tx_mask |= BIT(prio);
 		}
 	}
-out:
 	kvfree(data);
-	kvfree(strings);
+out:
+	rt_ethtool_complete(dev);
 	return found;
 }
 
 /*
- * Pause durations of @dev (summed over a bond's members), whose PFC-enabled
- * priorities are @en; RTNL held.
+ * Pause durations of @dev (summed over the first RT_PFC_SS_DEVS members of
+ * a bond), whose PFC-enabled priorities are @en; RTNL held.
  */
 static void rt_pfc_dur(struct rt_pfc *pfc, struct net_device *dev, u8 en,
 		       u64 now)
@@ -168,26 +223,26 @@ static void rt_pfc_dur(struct rt_pfc *pfc, struct net_device *dev, u8 en,
 	struct list_head *iter;
 	struct net_device *m;
 	bool found = false;
+	unsigned int i = 0;
 
-	if (now - pfc->dur_ns < RT_PFC_DUR_NS ||
-	    (pfc->dur_absent_ifindex == dev->ifindex &&
-	     pfc->dur_absent_en == en &&
-	     now - pfc->dur_ns < RT_PFC_DUR_RETRY_NS))
+	if (pfc->dur_ns && now - pfc->dur_ns < RT_PFC_DUR_NS)
 		return;
 	pfc->dur_ns = now;
 	if (netif_is_lag_master(dev)) {
-		netdev_for_each_lower_dev(dev, m, iter)
-			found |= rt_pfc_dur_one(m, rx, tx, &rx_mask, &tx_mask);
+		netdev_for_each_lower_dev(dev, m, iter) {
+			if (i == RT_PFC_SS_DEVS)
+				break;
+			found |= rt_pfc_dur_one(m, &pfc->ss[i++], en, rx, tx,
+						&rx_mask, &tx_mask);
+		}
 	} else {
-		found = rt_pfc_dur_one(dev, rx, tx, &rx_mask, &tx_mask);
+		found = rt_pfc_dur_one(dev, &pfc->ss[0], en, rx, tx, &rx_mask,
+				       &tx_mask);
 	}
 	pfc->rx_dur_mask = rx_mask;
 	pfc->tx_dur_mask = tx_mask;
-	if (!found) {
-		pfc->dur_absent_ifindex = dev->ifindex;
-		pfc->dur_absent_en = en;
+	if (!found)
 		return;
-	}
 	memcpy(pfc->rx_dur_us, rx, sizeof(rx));
 	memcpy(pfc->tx_dur_us, tx, sizeof(tx));
 }

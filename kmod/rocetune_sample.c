@@ -172,10 +172,11 @@ void rt_sample_work(struct work_struct *work)
 	struct rt_config cfg;
 
 	mutex_lock(&rdev->lock);
-	rt_sample(rdev, true, &cfg);
-	if (!rdev->dying)
+	if (!READ_ONCE(rdev->dying)) {
+		rt_sample(rdev, true, &cfg);
 		queue_delayed_work(system_wq, &rdev->work,
 				   msecs_to_jiffies(cfg.interval_ms));
+	}
 	mutex_unlock(&rdev->lock);
 }
 
@@ -187,17 +188,16 @@ void rt_sample_work(struct work_struct *work)
  * reading the hardware more often than every RT_FRESH_READ_NS.  Rates,
  * thresholds and storm detection stay with the periodic samples.
  *
- * Context: process context; rdev is on the device list (rt_devs_lock).
+ * Context: process context, rdev->lock held (and no other rocetune lock).
  */
 void rt_sample_fresh(struct rt_dev *rdev)
 {
 	struct rt_config cfg;
 
-	mutex_lock(&rdev->lock);
-	if (!rdev->dying && rdev->nports &&
+	lockdep_assert_held(&rdev->lock);
+	if (!READ_ONCE(rdev->dying) && rdev->nports &&
 	    ktime_get_ns() - rdev->ports[0].sample_ns >= RT_FRESH_READ_NS)
 		rt_sample(rdev, false, &cfg);
-	mutex_unlock(&rdev->lock);
 }
 
 /**
@@ -211,25 +211,40 @@ void rt_sample_start(struct rt_dev *rdev)
 
 /**
  * rt_sample_kick - run the sampling work now, e.g. after a port event
- * @rdev: the device, whose work is not stopped yet
+ * @rdev: the device; once it is stopped, nothing happens
  *
  * Context: any context.
  */
 void rt_sample_kick(struct rt_dev *rdev)
 {
-	mod_delayed_work(system_wq, &rdev->work, 0);
+	unsigned long flags;
+
+	spin_lock_irqsave(&rdev->work_lock, flags);
+	if (!rdev->dying)
+		mod_delayed_work(system_wq, &rdev->work, 0);
+	spin_unlock_irqrestore(&rdev->work_lock, flags);
 }
 
 /**
  * rt_sample_stop - stop the sampling work of a device for good
- * @rdev: the device, no longer on the device list
+ * @rdev: the device, no longer in rt_devs_xa
+ *
+ * Marks the device dying, then takes its lock once: that waits for the
+ * one user in flight, while the users queued behind it find the device
+ * dying and leave at once.  When this returns no sample and no request
+ * uses rdev->ibdev any more, and neither the work nor rt_sample_kick()
+ * queues the work again.
  *
  * Context: process context, without rdev->lock and RTNL.
  */
 void rt_sample_stop(struct rt_dev *rdev)
 {
+	unsigned long flags;
+
+	spin_lock_irqsave(&rdev->work_lock, flags);
+	WRITE_ONCE(rdev->dying, true);
+	spin_unlock_irqrestore(&rdev->work_lock, flags);
 	mutex_lock(&rdev->lock);
-	rdev->dying = true;
 	mutex_unlock(&rdev->lock);
 	cancel_delayed_work_sync(&rdev->work);
 }

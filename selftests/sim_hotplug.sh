@@ -4,14 +4,17 @@
 # rocetune_sim devices come and go at run time through the normal kernel
 # paths: each add and remove sends uevents for the bus device, its netdev
 # and its RDMA device, leaves nothing behind, and survives 100 cycles,
-# with rocetune.ko loaded.  Module unload removes the
-# devices that are left.  The VM harness fails the test on any oops,
+# with rocetune.ko loaded.  A device whose counter reads are slow stalls
+# neither the registration nor the rename of others while unprivileged
+# users read counters in a loop.  Module unload removes the devices that
+# are left.  The VM harness fails the test on any oops,
 # warning or leaked netdev reference in the kernel log.
 
 ALL_TESTS="
 	add_del_uevents
 	add_del_100
 	del_while_busy
+	slow_reads_stall_nothing
 	rmmod_with_devices
 "
 
@@ -20,7 +23,10 @@ source "$(dirname "$0")/lib.sh"
 SIM_BUS=/sys/bus/rocetune_sim
 SIM_ID=$((RANDOM % 800 + 100))
 CYCLES=${SIM_CYCLES:-100}
+# Each hw_stats read of the slow device sleeps this long (ms).
+SLOW_MS=3000
 monitor_pid=
+loop_pids=()
 kmod_loaded_here=0
 
 sim_load() {
@@ -158,6 +164,101 @@ del_while_busy() {
 	log_test "del while counters grow and are being read"
 }
 
+# ms_since T0: milliseconds since T0, an ${EPOCHREALTIME/./} value.
+ms_since() {
+	echo $(( (${EPOCHREALTIME/./} - $1) / 1000 ))
+}
+
+# timed VAR CMD...: run CMD, set VAR to the milliseconds it took; fails
+# when CMD fails.
+timed() {
+	local var=$1 t0 rc
+
+	shift
+	t0=${EPOCHREALTIME/./}
+	"$@"
+	rc=$?
+	printf -v "$var" '%s' "$(ms_since "$t0")"
+	return "$rc"
+}
+
+# A device whose firmware takes SLOW_MS for every counter read, and two
+# unprivileged users who ask rocetune for its counters without pause
+# (PORT_GET of the device, which reads them, and dumps of every port):
+# meanwhile another device is registered and removed and the slow one is
+# renamed, none of which may wait for a counter read; removing the slow
+# device waits at most for the reads already under way.  (When a global
+# lock was held across the reads, each of these waited for several.)
+slow_reads_stall_nothing() {
+	local a=$((SIM_ID + 30)) b=$((SIM_ID + 31)) udir idx i n
+	local t_add t_ren t_back t_delb t_dela loaded=0
+
+	RET=0
+	if ! rt_kmod_loaded; then
+		rt_kmod_load && loaded=1
+		check_err $? "cannot load rocetune.ko"
+	fi
+	echo "$a mlx5" > "$SIM_BUS"/new_device && ip link set "rsim$a" up
+	check_err $? "cannot create device $a"
+	echo "$SLOW_MS" > "/sys/kernel/debug/rocetune_sim/$a/hw_stats_delay_ms"
+	check_err $? "no hw_stats_delay_ms knob"
+	idx=$(rdma -j dev show "rsim_ib$a" | jq -r '.[0].ifindex')
+	[ -n "$idx" ]
+	check_err $? "no index of rsim_ib$a"
+	udir=$(rt_unpriv_tree selftests/rt_genl.py \
+		kmod/include/uapi/linux/rocetune.h)
+	check_err $? "cannot copy rt_genl.py for user 65534"
+	for i in 1 2; do
+		while echo "port_get DEV_INDEX:u32:$idx PORT_INDEX:u32:1" &&
+			echo "port_get --dump"; do
+			:
+		done | setpriv --reuid=65534 --regid=65534 --clear-groups \
+			--inh-caps=-all --bounding-set=-all \
+			python3 -u "$udir/selftests/rt_genl.py" batch \
+			> "$RT_TMP/loop$i" 2>&1 &
+		loop_pids+=($!)
+	done
+	# Both users have had an answer: they are in their loops.
+	wait_for 60 grep -q '"errno": 0' "$RT_TMP/loop1" &&
+		wait_for 60 grep -q '"errno": 0' "$RT_TMP/loop2"
+	check_err $? "the unprivileged readers got no answer"
+
+	timed t_add sh -c "echo '$b bnxt_re' > $SIM_BUS/new_device"
+	check_err $? "new_device $b failed"
+	timed t_ren rdma dev set "rsim_ib$a" name "rtslow$a"
+	check_err $? "rename of rsim_ib$a failed"
+	timed t_back rdma dev set "rtslow$a" name "rsim_ib$a"
+	check_err $? "rename back to rsim_ib$a failed"
+	timed t_delb sh -c "echo '$b' > $SIM_BUS/del_device"
+	check_err $? "del_device $b failed"
+	timed t_dela sh -c "echo '$a' > $SIM_BUS/del_device"
+	check_err $? "del_device $a failed"
+	echo "# add $t_add ms, rename $t_ren ms and $t_back ms," \
+		"del $t_delb ms, del of the slow device $t_dela ms" \
+		"(reads take $SLOW_MS ms)"
+	kill "${loop_pids[@]}" 2> /dev/null
+	wait "${loop_pids[@]}" 2> /dev/null
+	loop_pids=()
+	n=$(cat "$RT_TMP/loop1" "$RT_TMP/loop2" | grep -c '"errno": 0')
+	echo "# $n answers to the unprivileged readers"
+	for i in t_add t_ren t_back t_delb; do
+		[ "${!i}" -lt "$SLOW_MS" ]
+		check_err $? "$i took ${!i} ms: it waited for a counter read"
+	done
+	[ "$t_dela" -lt $((3 * SLOW_MS)) ]
+	check_err $? "removing the slow device took $t_dela ms"
+	sim_absent "$a" && sim_absent "$b"
+	check_err $? "something is left of device $a or $b"
+	! dmesg_has 'WARNING:|BUG:|circular locking|INFO: task'
+	check_err $? "kernel warning: $(dmesg -t | grep -E 'WARNING:|BUG:|circular|INFO: task' | head -n 1)"
+	rm -rf "$udir"
+	if [ "$loaded" = 1 ]; then
+		rt_kmod_unload
+		check_err $? "rocetune.ko did not unload"
+	fi
+	log_test "slow counter reads stall no registration or rename (readers unprivileged)"
+}
+
 rmmod_with_devices() {
 	RET=0
 	echo "$((SIM_ID + 20)) mlx5" > "$SIM_BUS"/new_device &&
@@ -183,6 +284,7 @@ cleanup() {
 	local d
 
 	[ -z "$monitor_pid" ] || kill "$monitor_pid" 2> /dev/null
+	[ ${#loop_pids[@]} = 0 ] || kill "${loop_pids[@]}" 2> /dev/null
 	[ "$kmod_loaded_here" = 1 ] && rt_kmod_unload
 	for d in "$SIM_BUS"/devices/rocetune_sim*; do
 		[ -e "$d" ] && echo "${d##*rocetune_sim}" > "$SIM_BUS"/del_device
@@ -192,7 +294,7 @@ cleanup() {
 }
 
 rt_require_root
-rt_require_cmd dcb rdma udevadm jq
+rt_require_cmd dcb rdma udevadm jq python3 setpriv
 RT_TMP=$(mktemp -d)
 trap cleanup EXIT
 sim_load || rt_setup_failed "cannot load rocetune_sim"

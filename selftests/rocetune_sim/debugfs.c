@@ -14,6 +14,7 @@
  *   pfc_link_flap     PFC changes flap the link (Y/N)
  *   link_flaps        link flaps so far
  *   hw_refresh_ms     RDMA hw counters refresh every MS ms (0: live)
+ *   hw_stats_delay_ms each read of the RDMA hw counters sleeps MS ms first
  *   cc_params/<name>  mlx5 DCQCN parameters
  *   cc_config/<name>  bnxt_re congestion control parameters
  *
@@ -768,6 +769,8 @@ int rsim_dev_debugfs_init(struct rsim_dev *rsim)
 				   &rsim_flaps_fops);
 	debugfs_create_u32("hw_refresh_ms", 0600, rsim->ddir,
 			   &rsim->hw_refresh_ms);
+	debugfs_create_u32("hw_stats_delay_ms", 0600, rsim->ddir,
+			   &rsim->hw_delay_ms);
 	debugfs_create_file("grow", 0600, rsim->ddir, rsim, &rsim_grow_fops);
 	debugfs_create_file("pfc_storm", 0200, rsim->ddir, rsim,
 			    &rsim_storm_fops);

@@ -6,6 +6,7 @@
  * with the counter names of the personality's RDMA driver.
  */
 
+#include <linux/delay.h>
 #include <linux/etherdevice.h>
 #include <linux/idr.h>
 #include <linux/rtnetlink.h>
@@ -409,9 +410,12 @@ static int rsim_get_hw_stats(struct ib_device *ibdev,
 {
 	struct rsim_dev *rsim = to_rsim_ib(ibdev)->rsim;
 	int i, n = min_t(int, stats->num_counters, rsim->info->num_hw);
-
 	u32 refresh = READ_ONCE(rsim->hw_refresh_ms);
+	u32 delay = READ_ONCE(rsim->hw_delay_ms);
 
+	/* Slow firmware; the RDMA core reads hw_stats in process context. */
+	if (delay)
+		msleep(delay);
 	spin_lock(&rsim->stats_lock);
 	/*
 	 * Like hardware that refreshes its counters on its own schedule

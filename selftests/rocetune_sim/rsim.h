@@ -146,6 +146,8 @@ struct rsim_dev {
 	unsigned long hw_latched_at;
 	bool hw_latched;
 	u64 hw_latch[RSIM_HW_MAX];
+	/* every hw_stats read sleeps this long first (slow firmware) */
+	u32 hw_delay_ms;
 
 	/* congestion control parameters (debugfs.c), under @cc_lock */
 	struct mutex cc_lock;

@@ -15,7 +15,7 @@ source "$(dirname "$0")/lib.sh"
 RT_CLI=${RT_CLI:-$RT_TOP/build/userspace/rocetune}
 GENL="python3 $RT_SELFTESTS/rt_genl.py"
 
-# Attributes by name (rt_genl.py reads their numbers from the uapi header).
+# Attributes by name (rt_genl.py reads their numbers from the YNL spec).
 A_DEV_INDEX=DEV_INDEX
 A_DEV_NAME=DEV_NAME
 A_PORT_INDEX=PORT_INDEX
@@ -186,8 +186,7 @@ config_set_unprivileged() {
 
 	RET=0
 	# A copy every user can read: the tree may not be.
-	udir=$(rt_unpriv_tree selftests/rt_genl.py \
-		kmod/include/uapi/linux/rocetune.h)
+	udir=$(rt_unpriv_tree "${RT_GENL_FILES[@]}")
 	check_err $? "cannot copy rt_genl.py for an unprivileged user"
 	out=$(setpriv --reuid=65534 --regid=65534 --clear-groups \
 		--inh-caps=-all --bounding-set=-all \

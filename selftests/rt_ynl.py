@@ -42,9 +42,48 @@ class SpecError(Exception):
     pass
 
 
+# The keys of genetlink-c (Documentation/netlink/genetlink-c.yaml of the
+# kernel) this family may use: a misspelt key fails instead of being
+# ignored.
+KEYS = {
+    "spec": {"name", "doc", "protocol", "uapi-header", "c-family-name",
+             "c-version-name", "max-by-define", "cmd-max-name",
+             "cmd-cnt-name", "definitions", "attribute-sets", "operations",
+             "mcast-groups"},
+    "definition": {"name", "header", "type", "doc", "value", "value-start",
+                   "entries", "render-max", "enum-name", "name-prefix"},
+    "entry": {"name", "value", "doc"},
+    "attribute-set": {"name", "name-prefix", "enum-name", "doc", "subset-of",
+                      "attr-cnt-name", "attr-max-name", "attributes"},
+    "attribute": {"name", "type", "doc", "value", "type-value", "byte-order",
+                  "multi-attr", "nested-attributes", "enum", "enum-as-flags",
+                  "checks", "sub-type", "display-hint", "name-prefix"},
+    "checks": {"flags-mask", "min", "max", "min-len", "max-len",
+               "exact-len"},
+    "operations": {"enum-model", "name-prefix", "enum-name", "async-prefix",
+                   "async-enum", "list"},
+    "operation": {"name", "doc", "value", "attribute-set", "flags",
+                  "dont-validate", "config-cond", "do", "dump", "notify",
+                  "event", "mcgrp"},
+    "do": {"request", "reply", "pre", "post"},
+    "message": {"attributes"},
+    "mcast-groups": {"list"},
+    "mcast-group": {"name", "c-define-name", "flags"},
+}
+
+
+def check_keys(kind, y, where):
+    extra = set(y) - KEYS[kind]
+    if extra:
+        raise SpecError("%s: unknown %s key(s) %s"
+                        % (where, kind, ", ".join(sorted(extra))))
+
+
 class Attr:
     def __init__(self, aset, y, value):
         self.name = y["name"]
+        check_keys("attribute", y, "%s.%s" % (aset, self.name))
+        check_keys("checks", y.get("checks", {}), "%s.%s" % (aset, self.name))
         self.value = value
         self.type = y.get("type")
         if self.type not in TYPES:
@@ -61,6 +100,7 @@ class Attr:
 class AttrSet:
     def __init__(self, y):
         self.name = y["name"]
+        check_keys("attribute-set", y, self.name)
         self.enum_name = y["enum-name"]
         self.prefix = y["name-prefix"]
         self.attrs = {}
@@ -88,6 +128,13 @@ class AttrSet:
 class Op:
     def __init__(self, y, value):
         self.name = y["name"]
+        check_keys("operation", y, self.name)
+        for mode in ("do", "dump"):
+            check_keys("do", y.get(mode) or {}, "%s %s" % (self.name, mode))
+            for msg in ("request", "reply"):
+                check_keys("message", (y.get(mode) or {}).get(msg) or {},
+                           "%s %s %s" % (self.name, mode, msg))
+        check_keys("message", y.get("event") or {}, self.name + " event")
         self.value = value
         self.attribute_set = y.get("attribute-set")
         self.flags = y.get("flags", [])
@@ -107,6 +154,7 @@ class Op:
 
 class Spec:
     def __init__(self, y):
+        check_keys("spec", y, "spec")
         self.name = y["name"]
         self.protocol = y.get("protocol", "genetlink")
         self.version = y.get("version", 1)
@@ -115,12 +163,14 @@ class Spec:
         self.enums = {}
         self.c_enum_defs = {}
         for d in y.get("definitions", []):
+            check_keys("definition", d, d["name"])
             if d["type"] != "enum":
                 raise SpecError("definition %s: only enums" % d["name"])
             value = d.get("value-start", 0)
             entries = {}
             for e in d["entries"]:
                 e = {"name": e} if isinstance(e, str) else e
+                check_keys("entry", e, "%s.%s" % (d["name"], e["name"]))
                 value = e.get("value", value)
                 entries[e["name"]] = value
                 value += 1
@@ -130,6 +180,7 @@ class Spec:
         for s in y["attribute-sets"]:
             self.sets[s["name"]] = AttrSet(s)
         ops = y["operations"]
+        check_keys("operations", ops, "operations")
         self.op_enum_name = ops["enum-name"]
         self.op_prefix = ops["name-prefix"]
         self.ops = {}
@@ -143,8 +194,11 @@ class Spec:
             self.ops[op.name] = op
             self.ops_by_value[value] = op
             value += 1
-        self.mcgrps = [g["name"] for g in y.get("mcast-groups", {})
-                       .get("list", [])]
+        groups = y.get("mcast-groups", {})
+        check_keys("mcast-groups", groups, "mcast-groups")
+        for g in groups.get("list", []):
+            check_keys("mcast-group", g, g["name"])
+        self.mcgrps = [g["name"] for g in groups.get("list", [])]
         self._check_refs()
 
     def _check_refs(self):
@@ -457,3 +511,4 @@ class Client:
         if err:
             raise OSError(err, msg or os.strerror(err))
         return replies
+

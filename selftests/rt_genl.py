@@ -20,6 +20,11 @@ split over several recv() calls is complete.
   rt_genl.py listen SECS
       join the "events" group for SECS seconds; one JSON per event:
       {"event": TYPE, "dev": NAME, "port": N, "attrs": [NAMES]}
+  rt_genl.py spec-check
+      compare the YNL spec with the kernel's family: version, commands
+      (do, dump, admin-perm), groups, and each command's policy
+      (CTRL_CMD_GETPOLICY: attributes accepted, types, ranges); one line
+      per difference, exit 1 when there is one
 
 Command and attribute numbers, names and types come from the family's
 YNL spec, Documentation/netlink/specs/rocetune.yaml (rt_ynl.py), which
@@ -42,7 +47,8 @@ import sys
 import time
 
 from rt_ynl import (NETLINK_ADD_MEMBERSHIP, NLM_F_ACK, NLM_F_DUMP,
-                    NLM_F_REQUEST, SOL_NETLINK, Genl, load, nla, parse_attrs)
+                    NLM_F_REQUEST, SOL_NETLINK, Genl, kernel_problems, load,
+                    nla, parse_attrs)
 
 # Numbers and names from the YNL spec (Documentation/netlink/specs/
 # rocetune.yaml, which scripts/spec-check.py keeps equal to the uapi
@@ -160,6 +166,13 @@ def listen(secs):
 
 
 def main(argv):
+    if argv == ["spec-check"]:
+        problems = kernel_problems(SPEC, Genl())
+        for p in problems:
+            print("spec-check: " + p)
+        print("spec-check: %d commands, %d problems"
+              % (len(SPEC.ops), len(problems)))
+        return 1 if problems else 0
     if argv[:1] == ["listen"] and len(argv) == 2:
         return listen(float(argv[1]))
     if argv[:1] == ["repeat"] and len(argv) > 2:

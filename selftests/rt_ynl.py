@@ -512,3 +512,152 @@ class Client:
             raise OSError(err, msg or os.strerror(err))
         return replies
 
+
+# The spec against the running kernel ------------------------------------
+
+CTRL_ATTR_VERSION = 3
+CTRL_ATTR_OPS = 6
+CTRL_ATTR_OP_ID = 1
+CTRL_ATTR_OP_FLAGS = 2
+CTRL_CMD_GETPOLICY = 10
+CTRL_ATTR_POLICY = 8
+CTRL_ATTR_OP_POLICY = 9
+CTRL_ATTR_POLICY_DO = 1
+CTRL_ATTR_POLICY_DUMP = 2
+GENL_ADMIN_PERM = 0x01
+GENL_CMD_CAP_DO = 0x02
+GENL_CMD_CAP_DUMP = 0x04
+NL_POLICY_TYPE_ATTR_TYPE = 1
+NL_POLICY_TYPE_ATTR_MIN_VALUE_U = 4
+NL_POLICY_TYPE_ATTR_MAX_VALUE_U = 5
+NL_POLICY_TYPE_ATTR_MAX_LENGTH = 7
+# enum netlink_attribute_type of the spec's types (a YNL string is
+# NLA_NUL_STRING in the kernel).
+NL_ATTR_TYPE = {"flag": 1, "u8": 2, "u16": 3, "u32": 4, "u64": 5, "s8": 6,
+                "s16": 7, "s32": 8, "s64": 9, "binary": 10, "string": 12,
+                "nest": 13}
+UNSIGNED_MAX = {"u8": 0xFF, "u16": 0xFFFF, "u32": 0xFFFFFFFF,
+                "u64": 0xFFFFFFFFFFFFFFFF}
+
+
+def _u(b):
+    return struct.unpack({4: "=I", 8: "=Q"}[len(b)], b)[0]
+
+
+def kernel_problems(spec, genl):
+    """What the running kernel's family says that @spec does not: its
+    version, commands (do, dump, admin-perm), groups, and the policy of
+    each command (attributes accepted, types, ranges and lengths) against
+    the request attributes of the command's do and dump and their checks.
+    A list of strings, empty when they agree."""
+    problems = []
+    genl.send(GENL_ID_CTRL, NLM_F_REQUEST | NLM_F_ACK, CTRL_CMD_GETFAMILY,
+              nla(CTRL_ATTR_FAMILY_NAME, spec.name.encode() + b"\0"))
+    err, msg, replies, _ = genl.recv_all()
+    if err or not replies:
+        return ["no family %s: %s" % (spec.name, msg or os.strerror(err))]
+    fam = parse_attrs(replies[0])
+    version = _u(fam[CTRL_ATTR_VERSION])
+    if version != spec.version:
+        problems.append("version: kernel %d, spec %d" % (version,
+                                                         spec.version))
+    kops = {}
+    for _, o in nla_iter(fam.get(CTRL_ATTR_OPS, b"")):
+        o = parse_attrs(o)
+        kops[_u(o[CTRL_ATTR_OP_ID])] = _u(o[CTRL_ATTR_OP_FLAGS])
+    sops = {o.value: o for o in spec.ops.values() if o.do or o.dump}
+    for cmd in sorted(set(kops) | set(sops)):
+        if cmd not in sops:
+            problems.append("command %d: in the kernel, not in the spec" % cmd)
+            continue
+        op = sops[cmd]
+        if cmd not in kops:
+            problems.append("%s: in the spec, not in the kernel" % op.name)
+            continue
+        f = kops[cmd]
+        for what, spec_has, kernel_has in (
+                ("do", bool(op.do), bool(f & GENL_CMD_CAP_DO)),
+                ("dump", bool(op.dump), bool(f & GENL_CMD_CAP_DUMP)),
+                ("admin-perm", "admin-perm" in op.flags,
+                 bool(f & GENL_ADMIN_PERM))):
+            if spec_has != kernel_has:
+                problems.append("%s %s: spec %s, kernel %s"
+                                % (op.name, what, spec_has, kernel_has))
+    for g in spec.mcgrps:
+        try:
+            genl.family(spec.name, g)
+        except OSError:
+            problems.append("group %s: in the spec, not in the kernel" % g)
+
+    # The policies: CTRL_ATTR_OP_POLICY maps each command to the index of
+    # its do and dump policy, CTRL_ATTR_POLICY gives each policy.
+    genl.send(GENL_ID_CTRL, NLM_F_REQUEST | NLM_F_ACK | NLM_F_DUMP,
+              CTRL_CMD_GETPOLICY,
+              nla(CTRL_ATTR_FAMILY_NAME, spec.name.encode() + b"\0"))
+    err, msg, replies, _ = genl.recv_all()
+    if err:
+        return problems + ["policy dump: %s" % (msg or os.strerror(err))]
+    op_policy, policies = {}, {}
+    for r in replies:
+        r = parse_attrs(r)
+        for cmd, p in nla_iter(r.get(CTRL_ATTR_OP_POLICY, b"")):
+            p = parse_attrs(p)
+            op_policy[cmd] = {m: _u(p[k]) for m, k in
+                              (("do", CTRL_ATTR_POLICY_DO),
+                               ("dump", CTRL_ATTR_POLICY_DUMP)) if k in p}
+        for idx, pol in nla_iter(r.get(CTRL_ATTR_POLICY, b"")):
+            for atype, props in nla_iter(pol):
+                policies.setdefault(idx, {})[atype] = parse_attrs(props)
+    for cmd, op in sorted(sops.items()):
+        aset = spec.sets[op.attribute_set]
+        for mode in ("do", "dump"):
+            if not getattr(op, mode):
+                continue
+            idx = op_policy.get(cmd, {}).get(mode)
+            kernel = policies.get(idx, {})
+            # The kernel has one policy for a command's do and dump: it
+            # accepts the attributes of both.
+            names = set(op.attributes("do", "request")) | \
+                set(op.attributes("dump", "request"))
+            want = {aset.attrs[n].value: aset.attrs[n] for n in names}
+            where = "%s %s" % (op.name, mode)
+            for atype in sorted(set(kernel) | set(want)):
+                a = want.get(atype)
+                if a is None:
+                    n = aset.by_value.get(atype)
+                    problems.append("%s: the kernel accepts %s, the spec's "
+                                    "requests do not have it"
+                                    % (where, n.name if n else atype))
+                elif atype not in kernel:
+                    problems.append("%s: the spec's request has %s, the "
+                                    "kernel does not accept it"
+                                    % (where, a.name))
+                else:
+                    problems += _policy_problems(where, a, kernel[atype])
+    return problems
+
+
+def _policy_problems(where, a, props):
+    """How one attribute's kernel policy @props differs from the spec."""
+    out = []
+    ktype = _u(props[NL_POLICY_TYPE_ATTR_TYPE])
+    if ktype != NL_ATTR_TYPE.get(a.type):
+        out.append("%s: %s: kernel type %d, spec %s" % (where, a.name, ktype,
+                                                        a.type))
+        return out
+    want = {}
+    if a.type in UNSIGNED_MAX:
+        want[NL_POLICY_TYPE_ATTR_MIN_VALUE_U] = a.checks.get("min", 0)
+        want[NL_POLICY_TYPE_ATTR_MAX_VALUE_U] = a.checks.get(
+            "max", UNSIGNED_MAX[a.type])
+    if "max-len" in a.checks or NL_POLICY_TYPE_ATTR_MAX_LENGTH in props:
+        want[NL_POLICY_TYPE_ATTR_MAX_LENGTH] = a.checks.get("max-len")
+    names = {NL_POLICY_TYPE_ATTR_MIN_VALUE_U: "min",
+             NL_POLICY_TYPE_ATTR_MAX_VALUE_U: "max",
+             NL_POLICY_TYPE_ATTR_MAX_LENGTH: "max-len"}
+    for k, v in want.items():
+        got = _u(props[k]) if k in props else None
+        if got != v:
+            out.append("%s: %s %s: kernel %s, spec %s" % (where, a.name,
+                                                         names[k], got, v))
+    return out

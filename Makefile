@@ -8,6 +8,7 @@
 #   make             build rocetune.ko (for KVER) and the user-space tools
 #   make vm-test     run the VM selftests on KVER (TESTS="a.sh b.sh" to pick)
 #   make bench       build the benchmarks' helpers (bench/README runs them)
+#   make spec-check  the uapi header and the YNL spec agree
 #   make vm-shell    interactive shell in the test VM on KVER
 #   make install     install the module for the running kernel and the tools
 #                    (install-kmod + install-tools; DESTDIR, PREFIX)
@@ -66,6 +67,9 @@ sparse:
 
 shellcheck:
 	scripts/shellcheck.sh
+
+spec-check:
+	scripts/spec-check.py
 
 check: deps
 	scripts/check.sh
@@ -161,6 +165,6 @@ clean:
 	rm -rf build
 	$(MAKE) -C userspace clean
 
-.PHONY: all deps kmod userspace unit checkpatch sparse shellcheck check \
+.PHONY: all deps kmod userspace unit checkpatch sparse shellcheck spec-check check \
 	vm-test vm-shell demo install install-kmod install-tools uninstall \
 	dkms-install dkms-remove deb clean

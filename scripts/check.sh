@@ -215,6 +215,7 @@ done
 step "make deps started and enabled no daemon" scripts/deps.sh --services
 together 'step "checkpatch --strict" scripts/checkpatch.sh' \
 	'step "shellcheck" scripts/shellcheck.sh'
+step "uapi header and YNL spec agree" scripts/spec-check.py
 step "userspace build -Werror" make -j"$(nproc)" -C userspace
 step "bench helpers build -Werror" make -j"$(nproc)" -C bench
 tap_step "userspace unit tests (ASan, UBSan)" - make -s -j"$(nproc)" -C userspace test

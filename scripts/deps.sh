@@ -22,6 +22,8 @@ PACKAGES=(
 	libsystemd-dev libmicrohttpd-dev
 	# static checks (checkpatch.pl comes from the linux-source tarball)
 	sparse shellcheck linux-source-6.1 perl python3
+	# the YNL spec (scripts/spec-check.py, the selftests' netlink clients)
+	python3-yaml
 	# packaging; the systemd-as-PID-1 VM boots the host's systemd and udev
 	dkms debhelper dh-dkms lintian systemd udev man-db
 	# test VM: kernels to boot, QEMU, the initramfs' busybox

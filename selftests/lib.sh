@@ -42,6 +42,12 @@ KSFT_SKIP=4
 
 RT_SELFTESTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 RT_TOP=$(cd "$RT_SELFTESTS/.." && pwd)
+# rt_genl.py and what it reads (the family's YNL spec), as paths from the
+# tree's top: rt_unpriv_tree "${RT_GENL_FILES[@]}" copies them for a user
+# who cannot read the tree.
+# shellcheck disable=SC2034 # used by the tests that source this file
+RT_GENL_FILES=(selftests/rt_genl.py selftests/rt_ynl.py
+	Documentation/netlink/specs/rocetune.yaml)
 # Modules built for this kernel by scripts/build-kmod.sh KVER: the tests
 # load them from there, never an installed rocetune (see rt_modload).
 RT_KVER=${RT_KVER:-$(uname -r)}

@@ -7,7 +7,7 @@
 # (sent raw by rt_genl.py, as the CLI never builds them).  Config set needs
 # CAP_NET_ADMIN; config get/set through the CLI round-trips.
 
-ALL_TESTS="family_registered family_alias malformed_requests config_roundtrip
+ALL_TESTS="family_registered spec_vs_kernel family_alias malformed_requests config_roundtrip
 	config_set_unprivileged qp_set_atomic unload_reload"
 
 source "$(dirname "$0")/lib.sh"
@@ -15,7 +15,7 @@ source "$(dirname "$0")/lib.sh"
 RT_CLI=${RT_CLI:-$RT_TOP/build/userspace/rocetune}
 GENL="python3 $RT_SELFTESTS/rt_genl.py"
 
-# Attributes by name (rt_genl.py reads their numbers from the uapi header).
+# Attributes by name (rt_genl.py reads their numbers from the YNL spec).
 A_DEV_INDEX=DEV_INDEX
 A_DEV_NAME=DEV_NAME
 A_PORT_INDEX=PORT_INDEX
@@ -48,6 +48,21 @@ family_registered() {
 	[ "$(echo "$out" | grep -v "name:" | grep -c "ID-0x[1-4] ")" -eq 4 ]
 	check_err $? "the family does not have commands 1..4"
 	log_test "family rocetune is registered with its ops and group events"
+}
+
+# The YNL spec against the kernel's own account of the family: commands
+# with do, dump and admin-perm, the group, and each command's policy
+# (CTRL_CMD_GETPOLICY: attributes accepted, types, ranges, lengths).
+# scripts/spec-check.py holds the spec to the uapi header; this holds it to
+# the module.
+spec_vs_kernel() {
+	local out
+
+	RET=0
+	out=$($GENL spec-check)
+	check_err $? "the YNL spec and the kernel's family disagree"
+	printf '# %s\n' "${out//$'\n'/$'\n'# }"
+	log_test "the YNL spec describes the kernel's commands and policies"
 }
 
 family_alias() {
@@ -186,8 +201,7 @@ config_set_unprivileged() {
 
 	RET=0
 	# A copy every user can read: the tree may not be.
-	udir=$(rt_unpriv_tree selftests/rt_genl.py \
-		kmod/include/uapi/linux/rocetune.h)
+	udir=$(rt_unpriv_tree "${RT_GENL_FILES[@]}")
 	check_err $? "cannot copy rt_genl.py for an unprivileged user"
 	out=$(setpriv --reuid=65534 --regid=65534 --clear-groups \
 		--inh-caps=-all --bounding-set=-all \

@@ -21,7 +21,7 @@ OUT=${RT_OUT:-/tmp}/guard
 SIM_BUS=/sys/bus/rocetune_sim
 SIM_ID=7
 SIM_DEV=rsim_ib$SIM_ID
-# A copy of rt_genl.py and the uapi header that user 65534 can read.
+# A copy of rt_genl.py and the YNL spec that user 65534 can read.
 UDIR=
 
 as_root() {
@@ -196,12 +196,7 @@ cleanup() {
 }
 
 setup() {
-	UDIR=$(mktemp -d) || return 1
-	mkdir -p "$UDIR/selftests" "$UDIR/kmod/include/uapi/linux" &&
-		cp "$GENL_PY" "$UDIR/selftests/" &&
-		cp "$RT_TOP/kmod/include/uapi/linux/rocetune.h" \
-			"$UDIR/kmod/include/uapi/linux/" &&
-		chmod -R a+rX "$UDIR" || return 1
+	UDIR=$(rt_unpriv_tree "${RT_GENL_FILES[@]}") || return 1
 	rt_wire_up && rt_kmod_load
 }
 

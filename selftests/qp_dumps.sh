@@ -163,12 +163,7 @@ genl_as() {
 	pidns) unshare -pf python3 "$RT_SELFTESTS/rt_genl.py" "$@" ;;
 	nobody)
 		# A copy that the user can read: the tree may not be.
-		udir=$(mktemp -d)
-		mkdir -p "$udir/selftests" "$udir/kmod/include/uapi/linux"
-		cp "$RT_SELFTESTS/rt_genl.py" "$udir/selftests/"
-		cp "$RT_TOP/kmod/include/uapi/linux/rocetune.h" \
-			"$udir/kmod/include/uapi/linux/"
-		chmod -R a+rX "$udir"
+		udir=$(rt_unpriv_tree "${RT_GENL_FILES[@]}")
 		setpriv --reuid=65534 --regid=65534 --clear-groups \
 			--inh-caps=-all --bounding-set=-all \
 			python3 "$udir/selftests/rt_genl.py" "$@"

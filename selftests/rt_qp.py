@@ -16,8 +16,9 @@
 #   rt_qp.py inject --src IP --dst IP --qpn N [--count K]
 #   rt_qp.py tshark-serve DIR
 #
-# Attribute and command numbers come from the uapi header of the tree, so
-# the helper follows the protocol as it grows.
+# Attribute and command numbers and types come from the family's YNL spec,
+# Documentation/netlink/specs/rocetune.yaml (rt_ynl.py), which
+# scripts/spec-check.py keeps equal to the uapi header.
 #
 # The capture side applies the counting rules of
 # Documentation/qp-accounting.rst to packets decoded by tshark's
@@ -36,7 +37,6 @@
 import argparse
 import json
 import os
-import re
 import shutil
 import socket
 import struct
@@ -45,170 +45,78 @@ import sys
 import threading
 import time
 
-TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-UAPI = os.path.join(TOP, "kmod/include/uapi/linux/rocetune.h")
-
-NLM_F_REQUEST, NLM_F_ACK, NLM_F_DUMP = 1, 4, 0x300
-NLMSG_ERROR, NLMSG_DONE = 2, 3
-GENL_ID_CTRL, CTRL_CMD_GETFAMILY = 16, 3
-CTRL_ATTR_FAMILY_ID, CTRL_ATTR_FAMILY_NAME = 1, 2
-
 FIELDS = ["rx_pkts", "rx_bytes", "tx_pkts", "tx_bytes", "rx_ecn_ce_pkts",
           "rx_ecn_ect_pkts", "tx_ecn_ect_pkts", "rx_cnp_pkts", "tx_cnp_pkts",
           "rx_nak_seq_err", "rx_rnr_nak", "tx_nak_seq_err", "tx_rnr_nak",
           "tx_retransmit_pkts", "rx_ackreq_pkts"]
 
 
-def uapi_enums():
-    """Parse the enums of the uapi header: {enum name: {CONST: value}}."""
-    text = open(UAPI).read()
-    enums = {}
-    for m in re.finditer(r"enum (\w+) \{(.*?)\};", text, re.S):
-        vals, n = {}, 0
-        body = re.sub(r"/\*.*?\*/", "", m.group(2), flags=re.S)
-        for line in body.splitlines():
-            line = line.strip().rstrip(",")
-            if not line:
-                continue
-            name, _, expr = line.partition("=")
-            name = name.strip()
-            if expr.strip():
-                continue        # the *_MAX = __*_MAX - 1 alias
-            if not name.startswith("__"):
-                vals[name] = n
-            n += 1
-        enums[m.group(1)] = vals
-    return enums
+def client():
+    """A netlink client of the family, by its YNL spec (loaded only here:
+    tshark-serve runs without it)."""
+    import rt_ynl
+
+    return rt_ynl.Client(bufsize=1 << 20)
 
 
-E = uapi_enums()
-CMD = E["rocetune_cmd"]
-A = E["rocetune_attr"]
-QA = E["rocetune_a_qp"]
-QA_NAME = {v: k[len("ROCETUNE_A_QP_"):].lower() for k, v in QA.items()}
+def snake(d):
+    """@d's attributes (spec names: rx-pkts) as this helper prints them
+    (rx_pkts); those the spec does not know (kept by number) are left
+    out."""
+    def value(v):
+        if isinstance(v, dict):
+            return snake(v)
+        if isinstance(v, list):
+            return [value(x) for x in v]
+        return v
 
-
-def nla(atype, payload):
-    ln = 4 + len(payload)
-    return struct.pack("HH", ln, atype) + payload + b"\0" * ((4 - ln % 4) % 4)
-
-
-def parse_attrs(buf):
-    out = {}
-    off = 0
-    while off + 4 <= len(buf):
-        ln, atype = struct.unpack_from("HH", buf, off)
-        if ln < 4:
-            break
-        out[atype & 0x3fff] = buf[off + 4:off + ln]
-        off += (ln + 3) & ~3
-    return out
-
-
-class Genl:
-    def __init__(self):
-        self.s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 16)
-        self.s.bind((0, 0))
-        self.seq = 1
-        fam = self.request(GENL_ID_CTRL, CTRL_CMD_GETFAMILY,
-                           nla(CTRL_ATTR_FAMILY_NAME, b"rocetune\0"))
-        self.fid = struct.unpack("H", fam[0][CTRL_ATTR_FAMILY_ID][:2])[0]
-
-    def request(self, fid, cmd, attrs=b"", dump=False):
-        self.seq += 1
-        flags = NLM_F_REQUEST | NLM_F_ACK | (NLM_F_DUMP if dump else 0)
-        body = struct.pack("BBH", cmd, 1, 0) + attrs
-        self.s.send(struct.pack("IHHII", 16 + len(body), fid, flags,
-                                self.seq, 0) + body)
-        msgs = []
-        while True:
-            data = self.s.recv(1 << 20)
-            off = 0
-            while off < len(data):
-                ln, mtype, _, seq, _ = struct.unpack_from("IHHII", data, off)
-                if mtype == NLMSG_DONE:
-                    return msgs
-                if mtype == NLMSG_ERROR:
-                    err = struct.unpack_from("i", data, off + 16)[0]
-                    if err:
-                        raise OSError(-err, os.strerror(-err))
-                    return msgs
-                msgs.append(parse_attrs(data[off + 20:off + ln]))
-                off += (ln + 3) & ~3
-
-    def cmd(self, name, attrs=b"", dump=False):
-        return self.request(self.fid, CMD["ROCETUNE_CMD_" + name], attrs,
-                            dump)
-
-
-def u(b):
-    return {1: lambda: b[0], 2: lambda: struct.unpack("H", b)[0],
-            4: lambda: struct.unpack("I", b)[0],
-            8: lambda: struct.unpack("Q", b)[0]}[len(b)]()
+    return {k.replace("-", "_"): value(v)
+            for k, v in d.items() if isinstance(k, str)}
 
 
 def qp_msg(m):
-    q = parse_attrs(m[A["ROCETUNE_A_QP"]])
-    d = {"dev_index": u(m[A["ROCETUNE_A_DEV_INDEX"]]),
-         "gen": u(m[A["ROCETUNE_A_QP_GEN"]])}
-    if A["ROCETUNE_A_DEV_NAME"] in m:
-        d["dev"] = m[A["ROCETUNE_A_DEV_NAME"]].rstrip(b"\0").decode()
-    for k, v in q.items():
-        name = QA_NAME.get(k)
-        if not name or name == "pad":
-            continue
-        d[name] = v.rstrip(b"\0").decode() if name == "comm" else u(v)
+    d = {"dev_index": m["dev-index"], "gen": m["qp-gen"]}
+    if "dev-name" in m:
+        d["dev"] = m["dev-name"]
+    d.update(snake(m["qp"]))
     return d
 
 
 def dev_attr(args):
-    return nla(A["ROCETUNE_A_DEV_NAME"], args.dev.encode() + b"\0") \
-        if args.dev else b""
+    return {"dev-name": args.dev} if args.dev else {}
 
 
 def do_dump(args):
-    g = Genl()
+    c = client()
     at = dev_attr(args)
     if args.top_k:
-        at += nla(A["ROCETUNE_A_QP_TOP_K"], struct.pack("I", args.top_k))
-        at += nla(A["ROCETUNE_A_QP_TOP_BY"], struct.pack(
-            "I", QA["ROCETUNE_A_QP_" + args.top_by.upper()]))
+        at["qp-top-k"] = args.top_k
+        at["qp-top-by"] = c.spec.sets["qp"].attrs[
+            args.top_by.replace("_", "-")].value
     if args.since is not None:
-        at += nla(A["ROCETUNE_A_QP_SINCE_GEN"], struct.pack("Q", args.since))
+        at["qp-since-gen"] = args.since
     if args.qpn_from is not None:
-        at += nla(A["ROCETUNE_A_QPN_MIN"], struct.pack("I", args.qpn_from))
+        at["qpn-min"] = args.qpn_from
     if args.top_sample is not None:
-        at += nla(A["ROCETUNE_A_QP_TOP_SAMPLE"],
-                  struct.pack("Q", args.top_sample))
-    return [qp_msg(m) for m in g.cmd("QP_GET", at, dump=True)]
+        at["qp-top-sample"] = args.top_sample
+    return [qp_msg(m) for m in c.dump("qp-get", at)]
 
 
 def do_stats(args):
-    g = Genl()
-    out = []
-    for m in g.cmd("QP_STATS_GET", dump=True):
-        d = {}
-        for k, v in m.items():
-            name = [n for n, x in A.items() if x == k][0]
-            name = name[len("ROCETUNE_A_"):].lower()
-            d[name] = v.rstrip(b"\0").decode() if name == "dev_name" else u(v)
-        out.append(d)
-    return out
+    return [snake(m) for m in client().dump("qp-stats-get")]
 
 
 def do_set(args):
-    g = Genl()
     at = dev_attr(args)
     if args.acct is not None:
-        at += nla(A["ROCETUNE_A_QP_ACCT"], struct.pack("B", args.acct))
+        at["qp-acct"] = args.acct
     if args.table_max:
-        at += nla(A["ROCETUNE_A_QP_TABLE_MAX"],
-                  struct.pack("I", args.table_max))
+        at["qp-table-max"] = args.table_max
     if args.linger_ms is not None:
-        at += nla(A["ROCETUNE_A_QP_LINGER_MS"], struct.pack("I", args.linger_ms))
+        at["qp-linger-ms"] = args.linger_ms
     if args.verify_ms is not None:
-        at += nla(A["ROCETUNE_A_QP_VERIFY_MS"], struct.pack("I", args.verify_ms))
-    g.cmd("QP_SET", at)
+        at["qp-verify-ms"] = args.verify_ms
+    client().do("qp-set", at)
     return []
 
 

@@ -4,6 +4,9 @@
 #
 #   make deps        install the Debian packages everything below needs
 #   make check       deps + every build, static check and test (CI runs this)
+#   make check-long  the long reliability runs in the VM on each kernel:
+#                    netlink fuzzing (RT_FUZZ_N messages, RT_FUZZ_SEED) and
+#                    RT_MOD_CYCLES load/unload cycles
 #   make demo        deps + boot a VM and show rocetune at work on Soft-RoCE
 #   make             build rocetune.ko (for KVER) and the user-space tools
 #   make vm-test     run the VM selftests on KVER (TESTS="a.sh b.sh" to pick)
@@ -73,6 +76,21 @@ spec-check:
 
 check: deps
 	scripts/check.sh
+
+# The long variants of netlink_fuzz.sh and mod_cycles.sh, on each kernel
+# of KERNELS (or KVER); results in build/vm/KVER/results.tap.
+KERNELS ?= 6.1 6.12
+RT_FUZZ_N ?= 100000
+RT_MOD_CYCLES ?= 200
+RT_FUZZ_SEED ?=
+check-long:
+	for k in $(or $(KVER),$(KERNELS)); do scripts/build-kmod.sh $$k || exit 1; done
+	$(MAKE) -C userspace
+	rc=0; for k in $(or $(KVER),$(KERNELS)); do \
+		RT_VM_APPEND="RT_FUZZ_N=$(RT_FUZZ_N) RT_MOD_CYCLES=$(RT_MOD_CYCLES) \
+		$(if $(RT_FUZZ_SEED),RT_FUZZ_SEED=$(RT_FUZZ_SEED))" \
+		selftests/vm/run.sh -k $$k -T 3600 netlink_fuzz.sh mod_cycles.sh || rc=1; \
+	done; exit $$rc
 
 vm-test:
 	scripts/build-kmod.sh $(VM_KVER)
@@ -165,6 +183,6 @@ clean:
 	rm -rf build
 	$(MAKE) -C userspace clean
 
-.PHONY: all deps kmod userspace unit checkpatch sparse shellcheck spec-check check \
+.PHONY: all deps kmod userspace unit checkpatch sparse shellcheck spec-check check check-long \
 	vm-test vm-shell demo install install-kmod install-tools uninstall \
 	dkms-install dkms-remove deb clean

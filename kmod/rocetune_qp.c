@@ -1302,8 +1302,10 @@ int rt_qp_get_doit(struct sk_buff *skb, struct genl_info *info)
 	u32 qpn;
 	int err;
 
-	if (GENL_REQ_ATTR_CHECK(info, ROCETUNE_A_QPN))
+	if (GENL_REQ_ATTR_CHECK(info, ROCETUNE_A_QPN)) {
+		GENL_SET_ERR_MSG(info, "a QP number is required");
 		return -EINVAL;
+	}
 	if (!info->attrs[ROCETUNE_A_DEV_INDEX] &&
 	    !info->attrs[ROCETUNE_A_DEV_NAME]) {
 		GENL_SET_ERR_MSG(info, "a device index or name is required");

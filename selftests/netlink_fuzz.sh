@@ -213,7 +213,7 @@ cleanup() {
 
 setup() {
 	mkdir -p "$OUT" || return 1
-	UDIR=$(rt_unpriv_tree selftests/rt_genl.py selftests/rt_fuzz.py \
+	UDIR=$(rt_unpriv_tree "${RT_GENL_FILES[@]}" selftests/rt_fuzz.py \
 		kmod/include/uapi/linux/rocetune.h) || return 1
 	rt_wire_up && rt_kmod_load && rt_sim_load || return 1
 	echo "$SIM_ID mlx5" > "$SIM_BUS/new_device" &&

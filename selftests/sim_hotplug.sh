@@ -205,8 +205,7 @@ slow_reads_stall_nothing() {
 	idx=$(rdma -j dev show "rsim_ib$a" | jq -r '.[0].ifindex')
 	[ -n "$idx" ]
 	check_err $? "no index of rsim_ib$a"
-	udir=$(rt_unpriv_tree selftests/rt_genl.py \
-		kmod/include/uapi/linux/rocetune.h)
+	udir=$(rt_unpriv_tree "${RT_GENL_FILES[@]}")
 	check_err $? "cannot copy rt_genl.py for user 65534"
 	for i in 1 2; do
 		while echo "port_get DEV_INDEX:u32:$idx PORT_INDEX:u32:1" &&

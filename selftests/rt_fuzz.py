@@ -10,16 +10,17 @@ read side by side from S sockets with small receive buffers, and A dumps
 abandoned half-read (the socket closed after 0, 1 or 2 reads).  The same
 SEED and N send the same messages.
 
-Every message is built from the uapi header's own description of the
-protocol (the command and attribute numbers, and the type each attribute
-comment names), never from the module's policies.  Mutations: attributes
-of the wrong type or length, truncated (nla_len past the end, below 4, the
-message cut inside an attribute), oversized (strings past any name
-length, 16 KiB payloads, messages of up to 60 KiB), nesting abuse (the
-NESTED flag on scalars, nests of random attributes, 64 levels deep),
-random attribute numbers, unknown commands (0, EVENT, past the last),
-NLM_F_DUMP on do-commands and the reverse, partial dump flags, a genl
-header cut short, a missing NLM_F_REQUEST, odd version/reserved bytes.
+Every message is built from the YNL spec's description of the protocol
+(the command and attribute numbers and types, which
+scripts/spec-check.py holds equal to the uapi header), never from the
+module's policies.  Mutations: attributes of the wrong type or length, truncated
+(nla_len past the end, below 4, the message cut inside an attribute),
+oversized (strings past any name length, 16 KiB payloads, messages of up
+to 60 KiB), nesting abuse (the NESTED flag on scalars, nests of random
+attributes, 64 levels deep), random attribute numbers, unknown commands
+(0, EVENT, past the last), NLM_F_DUMP on do-commands and the reverse,
+partial dump flags, a genl header cut short, a missing NLM_F_REQUEST,
+odd version/reserved bytes.
 
 Per message it records the answer: success, an error with an extack
 message (NLMSGERR_ATTR_MSG), or an error without one.  An error without
@@ -44,6 +45,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import rt_genl as G  # noqa: E402
+from rt_ynl import (NETLINK_CAP_ACK, NETLINK_EXT_ACK,  # noqa: E402
+                    NETLINK_GENERIC, SOL_NETLINK, parse_attrs)
 
 NLM_F_REQUEST = 0x1
 NLM_F_MULTI = 0x2
@@ -68,16 +71,10 @@ EINVAL = 22
 ANSWER_TIMEOUT = 15
 
 
-def uapi_types():
-    """{attr number: type word of its uapi comment} ("u32", "string", ...)."""
-    import re
-    text = open(G.UAPI).read()
-    body = re.search(r"enum rocetune_attr \{(.*?)\};", text, re.S).group(1)
-    types = {}
-    for name, typ in re.findall(r"ROCETUNE_A_(\w+),\s*/\*\s*(\w+)", body):
-        if name in G.ATTRS:
-            types[G.ATTRS[name]] = typ
-    return types
+def spec_types():
+    """{attr number: its type in the YNL spec} ("u32", "string", "nest")."""
+    return {a.value: a.type for a in G.TOP_SET.attrs.values()
+            if a.type not in ("unused", "pad")}
 
 
 CMDS = dict(G.CMDS)
@@ -86,7 +83,7 @@ CMD_MAX = max(CMDS.values())
 ATTRS = G.ATTRS
 A_MAX = max(ATTRS.values())
 A_NAMES = {v: k for k, v in ATTRS.items()}
-TYPES = uapi_types()
+TYPES = spec_types()
 QP_QPN = {v: k for k, v in G.QP_ATTR_NAMES.items()}["QPN"]
 # The commands that change state (the uapi says CAP_NET_ADMIN).
 SET_CMDS = {CMDS["config_set"], CMDS["qp_set"]}
@@ -145,7 +142,7 @@ class Gen:
         return r.choice(cands) & top
 
     def scalar(self, atype, typ):
-        """A payload of the uapi's type for atype."""
+        """A payload of the spec's type for atype."""
         aname = A_NAMES.get(atype, str(atype))
         if typ in INT_SIZES:
             size = INT_SIZES[typ]
@@ -306,9 +303,9 @@ class Gen:
 
 
 def sock(rcvbuf=None):
-    s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, G.NETLINK_GENERIC)
-    s.setsockopt(G.SOL_NETLINK, G.NETLINK_EXT_ACK, 1)
-    s.setsockopt(G.SOL_NETLINK, G.NETLINK_CAP_ACK, 1)
+    s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, NETLINK_GENERIC)
+    s.setsockopt(SOL_NETLINK, NETLINK_EXT_ACK, 1)
+    s.setsockopt(SOL_NETLINK, NETLINK_CAP_ACK, 1)
     if rcvbuf:
         s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
     s.bind((0, 0))
@@ -399,7 +396,7 @@ def devices(fam):
     if err:
         raise OSError(err, "DEV_GET dump failed")
     out = []
-    for rep in replies:
+    for rep in map(parse_attrs, replies):
         if ATTRS["DEV_INDEX"] in rep and ATTRS["DEV_NAME"] in rep:
             out.append((struct.unpack("=I", rep[ATTRS["DEV_INDEX"]][:4])[0],
                         rep[ATTRS["DEV_NAME"]].rstrip(b"\0").decode()))
@@ -413,8 +410,8 @@ def qpns(fam):
     err, _, replies, _ = g.recv_all()
     g.sock.close()
     out = set()
-    for rep in replies if not err else []:
-        qp = G.parse_attrs(rep.get(ATTRS["QP"], b""))
+    for rep in map(parse_attrs, replies if not err else []):
+        qp = parse_attrs(rep.get(ATTRS["QP"], b""))
         if QP_QPN in qp:
             out.add(struct.unpack("=I", qp[QP_QPN][:4])[0])
     return sorted(out)

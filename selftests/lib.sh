@@ -313,6 +313,31 @@ dmesg_has() {
 	dmesg -t | grep -E "$1" > /dev/null
 }
 
+# Kernel log lines that fail a reliability test: oopses, WARNs, KASAN,
+# UBSAN, lockdep, SLUB's own reports, hung tasks, RCU stalls, leaks.
+RT_DMESG_BAD='^(BUG[: ]|WARNING: |Oops|kernel BUG at|general protection fault|Unable to handle kernel|Kernel panic)|KASAN|UBSAN|KFENCE|list_(add|del) corruption|refcount_t: |INFO: task .* blocked for more than|rcu.*detected stall|possible (circular|recursive) locking|inconsistent lock state|suspicious RCU usage|Redzone|Poison overwritten|Object padding overwritten|unreferenced object|unregister_netdevice: waiting for'
+
+# rt_dmesg_pos: the number of kernel log lines so far.
+rt_dmesg_pos() {
+	dmesg | wc -l
+}
+
+# rt_dmesg_bad POS: the bad kernel log lines after line POS.
+rt_dmesg_bad() {
+	dmesg -t | tail -n +$(($1 + 1)) | grep -E "$RT_DMESG_BAD"
+}
+
+# rt_kmalloc_bytes: bytes of all kmalloc caches' objects in use, after each
+# cache gave back its per-CPU and empty slabs.
+rt_kmalloc_bytes() {
+	local f
+
+	for f in /sys/kernel/slab/*kmalloc-*/shrink; do
+		echo 1 > "$f" 2> /dev/null
+	done
+	awk '$1 ~ /kmalloc-/ { s += $2 * $4 } END { print s + 0 }' /proc/slabinfo
+}
+
 # The Soft-RoCE wire --------------------------------------------------
 #
 # rxe works only in the initial network namespace, so both ends live

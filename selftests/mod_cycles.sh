@@ -30,21 +30,11 @@ PORT=18600
 # why check-long runs 200 cycles.
 SLAB_TOL=${RT_MOD_SLAB_TOL:-$((768 * 1024))}
 MOD_TOL=${RT_MOD_MEM_TOL:-0}
-DMESG_BAD='^(BUG[: ]|WARNING: |Oops|kernel BUG at|general protection fault|Unable to handle kernel|Kernel panic)|KASAN|UBSAN|KFENCE|list_(add|del) corruption|refcount_t: |INFO: task .* blocked for more than|rcu.*detected stall|possible (circular|recursive) locking|inconsistent lock state|suspicious RCU usage|Redzone|Poison overwritten|Object padding overwritten|unreferenced object|unregister_netdevice: waiting for'
 STOP=$OUT/stop
 PIDS=()
 SLAB0=
 VMOD0=
 POS0=
-
-kmalloc_bytes() {
-	local f
-
-	for f in /sys/kernel/slab/*kmalloc-*/shrink; do
-		echo 1 > "$f" 2> /dev/null
-	done
-	awk '$1 ~ /kmalloc-/ { s += $2 * $4 } END { print s + 0 }' /proc/slabinfo
-}
 
 # module_vmalloc: bytes of vmalloc areas that hold module code and data.
 module_vmalloc() {
@@ -211,7 +201,7 @@ load_unload_cycles() {
 	expect "failed device add/del rounds" "$(nlines "$OUT/devices.fail")" 0
 	[ "$(nlines "$OUT/devices.ok")" -ge 1 ]
 	check_err $? "no device was added"
-	bad=$(dmesg -t | tail -n +$((POS0 + 1)) | grep -E "$DMESG_BAD")
+	bad=$(rt_dmesg_bad "$POS0")
 	[ -z "$bad" ]
 	check_err $? "kernel log: $(head -n 1 <<< "$bad")"
 	log_test "$CYCLES load/unload cycles with traffic, dumps, monitor, device add/del"
@@ -234,7 +224,7 @@ memory_back() {
 	local slab vmod
 
 	RET=0
-	slab=$(kmalloc_bytes)
+	slab=$(rt_kmalloc_bytes)
 	vmod=$(module_vmalloc)
 	echo "# kmalloc in use: $SLAB0 bytes before, $slab after ($((slab - SLAB0)), tolerance $SLAB_TOL)"
 	echo "# module vmalloc: $VMOD0 bytes before, $vmod after (tolerance $MOD_TOL)"
@@ -271,9 +261,9 @@ setup() {
 	# RDMA core's client slot, sysfs) is in the baseline.
 	rt_kmod_load && "$RT_CLI" -j dev show > /dev/null && rmmod rocetune ||
 		return 1
-	SLAB0=$(kmalloc_bytes)
+	SLAB0=$(rt_kmalloc_bytes)
 	VMOD0=$(module_vmalloc)
-	POS0=$(dmesg | wc -l)
+	POS0=$(rt_dmesg_pos)
 }
 
 rt_require_root

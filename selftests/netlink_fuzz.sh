@@ -38,31 +38,8 @@ ABANDON=$((N / 10 + 50))
 # kmalloc bytes in use may end this far above the start: 512 KiB, plus 16
 # bytes a message (a leak of one small object per message exceeds it).
 SLAB_TOL=${RT_FUZZ_SLAB_TOL:-$((512 * 1024 + 16 * N))}
-# Kernel log lines that fail the test (as the VM harness's, plus lockdep
-# and SLUB's own reports).
-DMESG_BAD='^(BUG[: ]|WARNING: |Oops|kernel BUG at|general protection fault|Unable to handle kernel|Kernel panic)|KASAN|UBSAN|KFENCE|list_(add|del) corruption|refcount_t: |INFO: task .* blocked for more than|rcu.*detected stall|possible (circular|recursive) locking|inconsistent lock state|suspicious RCU usage|Redzone|Poison overwritten|Object padding overwritten|unreferenced object'
 UDIR=
 SLAB0=
-
-# kmalloc_bytes: bytes of all kmalloc caches' objects in use, after each
-# cache gave back its per-CPU and empty slabs.
-kmalloc_bytes() {
-	local f
-
-	for f in /sys/kernel/slab/*kmalloc-*/shrink; do
-		echo 1 > "$f" 2> /dev/null
-	done
-	awk '$1 ~ /kmalloc-/ { s += $2 * $4 } END { print s + 0 }' /proc/slabinfo
-}
-
-dmesg_pos() {
-	dmesg | wc -l
-}
-
-# dmesg_bad POS: the bad kernel log lines after line POS.
-dmesg_bad() {
-	dmesg -t | tail -n +$(($1 + 1)) | grep -E "$DMESG_BAD"
-}
 
 # The generation (gen) is not state: every QP dump, anyone's, moves it on.
 state() {
@@ -116,7 +93,7 @@ fuzz_unprivileged() {
 	local before after pos bad n
 
 	RET=0
-	pos=$(dmesg_pos)
+	pos=$(rt_dmesg_pos)
 	before=$(state)
 	check_err $? "cannot read the state through the CLI"
 	fuzz "$SEED" nobody
@@ -129,7 +106,7 @@ fuzz_unprivileged() {
 	after=$(state)
 	[ -n "$before" ] && [ "$before" = "$after" ]
 	check_err $? "the state changed: before $before, after $after"
-	bad=$(dmesg_bad "$pos")
+	bad=$(rt_dmesg_bad "$pos")
 	[ -z "$bad" ]
 	check_err $? "kernel log: $(head -n 1 <<< "$bad")"
 	log_test "user 65534: $N fuzzed messages, dumps side by side and abandoned: answered, EPERM for sets, extack, state unchanged"
@@ -139,10 +116,10 @@ fuzz_root() {
 	local pos bad
 
 	RET=0
-	pos=$(dmesg_pos)
+	pos=$(rt_dmesg_pos)
 	fuzz $((SEED + 1)) root
 	check_run root "$OUT/root.json"
-	bad=$(dmesg_bad "$pos")
+	bad=$(rt_dmesg_bad "$pos")
 	[ -z "$bad" ]
 	check_err $? "kernel log: $(head -n 1 <<< "$bad")"
 	log_test "root: $N fuzzed messages, dumps side by side and abandoned: answered, extack, kernel log clean"
@@ -167,18 +144,18 @@ slab_baseline() {
 	local now pos bad
 
 	RET=0
-	now=$(kmalloc_bytes)
+	now=$(rt_kmalloc_bytes)
 	echo "# kmalloc in use: $SLAB0 bytes before, $now after (tolerance $SLAB_TOL)"
 	[ "$now" -le $((SLAB0 + SLAB_TOL)) ]
 	check_err $? "kmalloc grew by $((now - SLAB0)) bytes, more than $SLAB_TOL"
-	pos=$(dmesg_pos)
+	pos=$(rt_dmesg_pos)
 	echo "$SIM_ID" > "$SIM_BUS/del_device" && rt_sim_unload && rt_kmod_unload
 	check_err $? "cannot remove the simulated device or unload the modules"
 	genl ctrl list > "$OUT/families"
 	check_err $? "genl ctrl list failed"
 	grep -w rocetune "$OUT/families" > /dev/null
 	check_fail $? "the rocetune family is still registered after rmmod"
-	bad=$(dmesg_bad "$pos")
+	bad=$(rt_dmesg_bad "$pos")
 	[ -z "$bad" ]
 	check_err $? "kernel log at unload: $(head -n 1 <<< "$bad")"
 	log_test "kmalloc usage back within $SLAB_TOL bytes; unload clean"
@@ -221,7 +198,7 @@ setup() {
 	echo "$SIM_ID mlx5" > "$SIM_BUS/new_device" &&
 		wait_for 10 test -d "/sys/class/infiniband/$SIM_DEV" || return 1
 	qps_lingering || return 1
-	SLAB0=$(kmalloc_bytes)
+	SLAB0=$(rt_kmalloc_bytes)
 }
 
 rt_require_root

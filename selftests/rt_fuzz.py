@@ -387,16 +387,22 @@ def family_id():
     return fam
 
 
-def devices(fam):
-    """[(index, name)] of DEV_GET's dump."""
+def dump(fam, cmd):
+    """(errno, [parsed replies]) of a plain dump of CMD."""
     g = G.Genl()
-    g.send(fam, NLM_F_REQUEST | NLM_F_ACK | NLM_F_DUMP, CMDS["dev_get"], b"")
+    g.send(fam, NLM_F_REQUEST | NLM_F_ACK | NLM_F_DUMP, CMDS[cmd], b"")
     err, _, replies, _ = g.recv_all()
     g.sock.close()
+    return err, [parse_attrs(r) for r in replies]
+
+
+def devices(fam):
+    """[(index, name)] of DEV_GET's dump."""
+    err, replies = dump(fam, "dev_get")
     if err:
         raise OSError(err, "DEV_GET dump failed")
     out = []
-    for rep in map(parse_attrs, replies):
+    for rep in replies:
         if ATTRS["DEV_INDEX"] in rep and ATTRS["DEV_NAME"] in rep:
             out.append((struct.unpack("=I", rep[ATTRS["DEV_INDEX"]][:4])[0],
                         rep[ATTRS["DEV_NAME"]].rstrip(b"\0").decode()))
@@ -405,12 +411,9 @@ def devices(fam):
 
 def qpns(fam):
     """The QP numbers of QP_GET's dump."""
-    g = G.Genl()
-    g.send(fam, NLM_F_REQUEST | NLM_F_ACK | NLM_F_DUMP, CMDS["qp_get"], b"")
-    err, _, replies, _ = g.recv_all()
-    g.sock.close()
+    err, replies = dump(fam, "qp_get")
     out = set()
-    for rep in map(parse_attrs, replies if not err else []):
+    for rep in replies if not err else []:
         qp = parse_attrs(rep.get(ATTRS["QP"], b""))
         if QP_QPN in qp:
             out.add(struct.unpack("=I", qp[QP_QPN][:4])[0])

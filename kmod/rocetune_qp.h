@@ -237,6 +237,8 @@ struct rt_qppend {
  * @tpend: remote QPs of sent packets, awaiting their local QP
  * @overflow: a packet was counted as unattributed at once because every
  *	pending entry was in use (QP_DEGRADED)
+ * @retired: pending entries taken out of their slots, settled after an RCU
+ *	grace period (rocetune_qppend.c; verification work only)
  * @scan_next: the next resource tracking id the scan for QPs that have no
  *	entry looks at (verification work only)
  * @scan_hi: the highest QP number the scan found (verification work only)
@@ -259,6 +261,7 @@ struct rt_qpdev {
 	struct rt_qppend pend;
 	struct rt_qppend tpend;
 	bool overflow;
+	struct list_head retired;
 	u32 scan_next;
 	u32 scan_hi;
 	struct rcu_head rcu;

@@ -67,34 +67,6 @@ static void rt_qppend_set_fini(struct rt_qppend *pd)
 	pd->nfree = 0;
 }
 
-/**
- * rt_qppend_init - preallocate the pending entries of a device
- * @qd: the device, whose index and ports are set
- *
- * Context: process context.
- * Return: 0 or -ENOMEM.
- */
-int rt_qppend_init(struct rt_qpdev *qd)
-{
-	if (rt_qppend_set_init(qd, &qd->pend, false) ||
-	    rt_qppend_set_init(qd, &qd->tpend, true)) {
-		rt_qppend_fini(qd);
-		return -ENOMEM;
-	}
-	return 0;
-}
-
-/**
- * rt_qppend_fini - free the pending entries of a device
- * @qd: the device, which no packet path or verification uses any more
- *	(after an RCU grace period)
- */
-void rt_qppend_fini(struct rt_qpdev *qd)
-{
-	rt_qppend_set_fini(&qd->pend);
-	rt_qppend_set_fini(&qd->tpend);
-}
-
 /* Does the claimed entry @qp count for @qpn (and @tk in the transmit set)? */
 static bool rt_qppend_match(struct rt_qp *qp, u32 qpn,
 			    const struct rt_qp_txkey *tk)
@@ -243,6 +215,7 @@ struct rt_qppend_out {
 	struct list_head node;
 	struct rt_qp *qp;
 	u32 dst;
+	unsigned long gp;
 };
 
 /* Add the counts of @from to @to (no packet counts on @from any more). */
@@ -266,15 +239,22 @@ static void rt_qppend_merge(struct rt_qp *to, struct rt_qp *from)
 		atomic64_set(&to->last_ns, last);
 }
 
-/* Settle the entries taken out; after an RCU grace period. */
-static void rt_qppend_fold(struct rt_qpdev *qd, struct list_head *out)
+/*
+ * Settle the entries taken out once no packet can count on them any more:
+ * those whose RCU grace period has passed (all with @all, after the caller
+ * waited for one).  The verification never waits for a grace period
+ * itself, so that a run follows its kick within RT_QP_QUICK_MS even while
+ * a spray makes every run drop entries.  rt_qpdev_mutex held, or @qd gone
+ * from every reader.
+ */
+static void rt_qppend_reap(struct rt_qpdev *qd, bool all)
 {
 	struct rt_qppend_out *o, *tmp;
 	struct rt_qp *dst;
 
-	/* No packet counts on the entries taken out after this. */
-	synchronize_rcu();
-	list_for_each_entry_safe(o, tmp, out, node) {
+	list_for_each_entry_safe(o, tmp, &qd->retired, node) {
+		if (!all && !poll_state_synchronize_rcu(o->gp))
+			break;
 		rcu_read_lock();
 		dst = NULL;
 		if (o->dst != RT_QPN_NONE)
@@ -292,6 +272,21 @@ static void rt_qppend_fold(struct rt_qpdev *qd, struct list_head *out)
 		list_del(&o->node);
 		kfree(o);
 	}
+	/* The rest soon, not a whole period later. */
+	if (!all && !list_empty(&qd->retired))
+		rt_qptrack_kick();
+}
+
+/* Queue the entries taken out for rt_qppend_reap(), in order. */
+static void rt_qppend_fold(struct rt_qpdev *qd, struct list_head *out)
+{
+	unsigned long gp = start_poll_synchronize_rcu();
+	struct rt_qppend_out *o;
+
+	list_for_each_entry(o, out, node)
+		o->gp = gp;
+	list_splice_tail_init(out, &qd->retired);
+	rt_qppend_reap(qd, false);
 }
 
 /*
@@ -338,6 +333,26 @@ static struct rt_qp *rt_qppend_swap(struct rt_qppend *pd, int i,
 	return qp;
 }
 
+/*
+ * Before a slot is emptied: its fresh entry (NULL when none could be had:
+ * the slot stays empty until a later run) and the record of what becomes
+ * of the old one, allocated first as the slot's lock does not sleep.
+ * Return: the record, or NULL (nothing allocated) to stop for this run.
+ */
+static struct rt_qppend_out *rt_qppend_prep(struct rt_qpdev *qd,
+					    struct rt_qp **fresh)
+{
+	struct rt_qppend_out *o;
+
+	*fresh = rt_qp_alloc(qd, RT_QPN_NONE, GFP_KERNEL);
+	o = kmalloc(sizeof(*o), GFP_KERNEL);
+	if (!o) {
+		kfree(*fresh);
+		*fresh = NULL;
+	}
+	return o;
+}
+
 /**
  * rt_qppend_verify - settle the local QP numbers pending on a device
  * @qd: the device
@@ -359,17 +374,14 @@ bool rt_qppend_verify(struct rt_qpdev *qd)
 	int i, err;
 
 	lockdep_assert_held(&rt_qpdev_mutex);
+	rt_qppend_reap(qd, false);
 	for (i = 0; i < RT_QP_PEND_MAX; i++) {
 		qp = rcu_access_pointer(pd->slot[i]);
 		if (qp && READ_ONCE(qp->key.qpn) == RT_QPN_NONE)
 			continue;
-		/* A fresh entry first, as the lock below does not sleep. */
-		fresh = rt_qp_alloc(qd, RT_QPN_NONE, GFP_KERNEL);
-		o = kmalloc(sizeof(*o), GFP_KERNEL);
-		if (!o) {
-			kfree(fresh);
+		o = rt_qppend_prep(qd, &fresh);
+		if (!o)
 			break;
-		}
 		spin_lock_bh(&pd->lock);
 		qp = rt_qppend_swap(pd, i, fresh);
 		err = qp ? rt_qppend_promote(qd, qp) : -ENOENT;
@@ -426,12 +438,9 @@ bool rt_qppend_verify_tx(struct rt_qpdev *qd, u64 max_age_ns)
 			any = true;
 			continue;
 		}
-		fresh = rt_qp_alloc(qd, RT_QPN_NONE, GFP_KERNEL);
-		o = kmalloc(sizeof(*o), GFP_KERNEL);
-		if (!o) {
-			kfree(fresh);
+		o = rt_qppend_prep(qd, &fresh);
+		if (!o)
 			break;
-		}
 		spin_lock_bh(&pd->lock);
 		o->qp = rt_qppend_swap(pd, i, fresh);
 		spin_unlock_bh(&pd->lock);
@@ -441,4 +450,34 @@ bool rt_qppend_verify_tx(struct rt_qpdev *qd, u64 max_age_ns)
 	if (!list_empty(&out))
 		rt_qppend_fold(qd, &out);
 	return any;
+}
+
+/**
+ * rt_qppend_init - preallocate the pending entries of a device
+ * @qd: the device, whose index and ports are set
+ *
+ * Context: process context.
+ * Return: 0 or -ENOMEM.
+ */
+int rt_qppend_init(struct rt_qpdev *qd)
+{
+	INIT_LIST_HEAD(&qd->retired);
+	if (rt_qppend_set_init(qd, &qd->pend, false) ||
+	    rt_qppend_set_init(qd, &qd->tpend, true)) {
+		rt_qppend_fini(qd);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/**
+ * rt_qppend_fini - free the pending entries of a device
+ * @qd: the device, which no packet path or verification uses any more
+ *	(after an RCU grace period)
+ */
+void rt_qppend_fini(struct rt_qpdev *qd)
+{
+	rt_qppend_reap(qd, true);
+	rt_qppend_set_fini(&qd->pend);
+	rt_qppend_set_fini(&qd->tpend);
 }

@@ -199,12 +199,27 @@ owners_per_reader() {
 }
 
 # new_idle_qp_cmd PORT NAME: the shell command that starts one more idle
-# QP (its server's PID in $OUT/NAME.pid) and returns once the QP exists;
-# the --pause-cmd of rt_genl.py runs it while a dump is half read.
+# QP (its server's PID in $OUT/NAME.pid) and returns once the module has an
+# entry for it (the verification learns it within a period: rdma names the
+# QP, rt_qp.py waits for its entry); the --pause-cmd of rt_genl.py runs it
+# while a dump is half read.
 new_idle_qp_cmd() {
-	echo "ibv_rc_pingpong -d $RT_RXE1 -g $G1 -p $1 > /dev/null 2>&1 &
-		echo \$! > $OUT/$2.pid
-		while ! ss -ltnH 'sport = :$1' | grep -q LISTEN; do sleep 0.2; done"
+	local pidf
+
+	printf -v pidf '%q' "$OUT/$2.pid"
+	printf '%s\n' "ibv_rc_pingpong -d $RT_RXE1 -g $G1 -p $1 > /dev/null 2>&1 &
+		p=\$!; echo \$p > $pidf
+		for i in \$(seq 100); do
+			ss -ltnH 'sport = :$1' | grep -q LISTEN && break; sleep 0.2
+		done
+		q=\$(rdma -j res show qp link $RT_RXE1 | jq \".[] | select(.pid == \$p) | .lqpn\")
+		[ -n \"\$q\" ] || exit 1
+		for i in \$(seq 100); do
+			python3 $(printf '%q' "$RT_QP") dump --dev $RT_RXE1 |
+				jq -e \"any(.[]; .qpn == \$q)\" > /dev/null && exit 0
+			sleep 0.1
+		done
+		exit 1"
 }
 
 # qp_gen_above GEN: a QP dump began since the generation was GEN.

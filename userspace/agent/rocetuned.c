@@ -50,8 +50,9 @@
 #define AG_DCB_SETTLE_MS	20	/* DCB notifications coalesced */
 #define AG_MODULE_RETRY_MS	10000	/* retry opening rocetune's events */
 #define AG_PORTS_MAX		64	/* port series per scrape */
-#define AG_RESCAN_RETRY_MS	50	/* a new device is no NIC yet: */
-#define AG_RESCAN_RETRIES	40	/* look again for 2 s */
+#define AG_RESCAN_RETRY_MS	50	/* a new device is no NIC yet: look */
+#define AG_RESCAN_RETRY_MAX_MS	1000	/* again, backing off to 1 s, */
+#define AG_RESCAN_WINDOW_MS	30000	/* for 30 s */
 
 enum ag_drift_state {
 	AG_DRIFT_NONE,		/* as the profile says */
@@ -122,7 +123,8 @@ struct ag {
 	struct ag_http *http;
 	struct ag_global g;
 	uint64_t rescan_due_ms;
-	unsigned int rescan_retries;
+	uint64_t rescan_until_ms;	/* end of the look-again window */
+	unsigned int rescan_step_ms;	/* current look-again period */
 	uint64_t rescan_origin_ns;	/* what the rescan answers, 0: none */
 	uint64_t module_retry_ms;
 	uint64_t periodic_rescan_ms;
@@ -993,15 +995,21 @@ static void ag_tune_tick(struct ag *ag, struct ag_nic *an)
 /* Module events --------------------------------------------------------- */
 
 /*
- * A device appeared but is no RoCE NIC yet (its port has no netdev or
- * GID yet): look again every AG_RESCAN_RETRY_MS for a while.
+ * A device appeared but is no RoCE NIC yet (its port has no netdev, or
+ * the RDMA core has not yet added the netdev's GID, which its workqueue
+ * does when it gets to it): look again, first after AG_RESCAN_RETRY_MS,
+ * then less and less often, for AG_RESCAN_WINDOW_MS.  The periodic scan
+ * catches what comes later still.
  */
 static void ag_rescan_soon(struct ag *ag, uint64_t origin_ns)
 {
+	uint64_t now = ag_now_ms();
+
 	if (!ag->rescan_due_ms || !ag->rescan_origin_ns)
 		ag->rescan_origin_ns = origin_ns;
-	ag->rescan_due_ms = ag_now_ms() + AG_RESCAN_RETRY_MS;
-	ag->rescan_retries = AG_RESCAN_RETRIES;
+	ag->rescan_step_ms = AG_RESCAN_RETRY_MS;
+	ag->rescan_due_ms = now + ag->rescan_step_ms;
+	ag->rescan_until_ms = now + AG_RESCAN_WINDOW_MS;
 }
 
 static void ag_on_event(struct ag *ag, const struct rt_event *ev)
@@ -1359,9 +1367,13 @@ static void ag_due(struct ag *ag)
 	if (ag->rescan_due_ms && ag->rescan_due_ms <= now) {
 		origin = ag->rescan_origin_ns;
 		ag->rescan_due_ms = 0;
-		if (!ag_rescan(ag, origin, "hotplug") && ag->rescan_retries) {
-			ag->rescan_retries--;
-			ag->rescan_due_ms = ag_now_ms() + AG_RESCAN_RETRY_MS;
+		now = ag_now_ms();
+		if (!ag_rescan(ag, origin, "hotplug") &&
+		    now < ag->rescan_until_ms) {
+			ag->rescan_step_ms *= 2;
+			if (ag->rescan_step_ms > AG_RESCAN_RETRY_MAX_MS)
+				ag->rescan_step_ms = AG_RESCAN_RETRY_MAX_MS;
+			ag->rescan_due_ms = now + ag->rescan_step_ms;
 		} else {
 			ag->rescan_origin_ns = 0;
 		}

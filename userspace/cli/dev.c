@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "rocetune.h"
 
@@ -28,10 +29,17 @@ void rt_dev_print(struct rt_print *pr, const struct rt_dev *dev)
 	rt_print_close_object(pr);
 }
 
+/* The devices of one dump, printed only when it is complete. */
+struct rt_dev_list {
+	struct rt_dev *v;
+	size_t n, cap;
+};
+
 static int rt_dev_show_cb(const struct nlmsghdr *nlh, void *arg)
 {
-	struct rt_cli *cli = arg;
-	struct rt_dev dev;
+	struct rt_dev_list *list = arg;
+	struct rt_dev dev, *v;
+	size_t cap;
 	int err;
 
 	err = rt_dev_parse(nlh, &dev);
@@ -39,7 +47,15 @@ static int rt_dev_show_cb(const struct nlmsghdr *nlh, void *arg)
 		rt_error("malformed device message from the kernel");
 		return err;
 	}
-	rt_dev_print(&cli->pr, &dev);
+	if (list->n == list->cap) {
+		cap = list->cap ? 2 * list->cap : 8;
+		v = realloc(list->v, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		list->v = v;
+		list->cap = cap;
+	}
+	list->v[list->n++] = dev;
 	return 0;
 }
 
@@ -58,9 +74,11 @@ int rt_dev_show_parse(struct rt_cli *cli, struct rt_dev_req *req)
 
 static int rt_dev_show(struct rt_cli *cli)
 {
+	struct rt_dev_list list = { 0 };
 	struct rt_dev_req req;
 	struct nl_msg *msg;
-	int err;
+	int err, tries;
+	size_t i;
 
 	err = rt_dev_show_parse(cli, &req);
 	if (!err)
@@ -70,15 +88,28 @@ static int rt_dev_show(struct rt_cli *cli)
 	err = rt_cli_nl_open(cli);
 	if (err)
 		return err;
-	msg = rt_nl_msg_dev(&cli->nl, ROCETUNE_CMD_DEV_GET, req.dev, 0);
-	if (!msg)
-		return rt_cli_nl_error(cli, -ENOMEM, "dev show");
-	rt_print_open_array(&cli->pr, NULL);
-	if (req.dev[0])
-		err = rt_nl_do(&cli->nl, msg, rt_dev_show_cb, cli);
-	else
-		err = rt_nl_dump(&cli->nl, msg, rt_dev_show_cb, cli);
-	rt_print_close_array(&cli->pr);
+	/* A dump that devices coming or going made inconsistent: again. */
+	for (tries = 0; tries < RT_DUMP_TRIES; tries++) {
+		msg = rt_nl_msg_dev(&cli->nl, ROCETUNE_CMD_DEV_GET, req.dev, 0);
+		if (!msg) {
+			err = -ENOMEM;
+			break;
+		}
+		list.n = 0;
+		if (req.dev[0])
+			err = rt_nl_do(&cli->nl, msg, rt_dev_show_cb, &list);
+		else
+			err = rt_nl_dump(&cli->nl, msg, rt_dev_show_cb, &list);
+		if (err != -EINTR)
+			break;
+	}
+	if (!err) {
+		rt_print_open_array(&cli->pr, NULL);
+		for (i = 0; i < list.n; i++)
+			rt_dev_print(&cli->pr, &list.v[i]);
+		rt_print_close_array(&cli->pr);
+	}
+	free(list.v);
 	return err ? rt_cli_nl_error(cli, err, "dev show") : RT_EXIT_OK;
 }
 

@@ -14,7 +14,6 @@
 #include "rt_prom.h"
 
 #define RT_INDENT	"        "
-#define RT_DUMP_TRIES	3
 
 struct rt_port_list {
 	struct rt_port *v;

@@ -50,9 +50,6 @@ struct rt_qp_req {
  * State of one "qp show": the highest dump generation seen; for
  * Prometheus, the QPs (the format groups samples by metric).
  */
-/* Runs of a QP dump that QPs coming or going made inconsistent. */
-#define RT_QP_DUMP_TRIES	3
-
 struct rt_qp_show_ctx {
 	struct rt_cli *cli;
 	uint64_t gen;
@@ -314,7 +311,7 @@ static int rt_qp_show(struct rt_cli *cli)
 	 * The kernel marks a dump during which QPs came or went (never a
 	 * top-K one, whose ranking is one moment's): it is simply run again.
 	 */
-	for (tries = 0; tries < RT_QP_DUMP_TRIES; tries++) {
+	for (tries = 0; tries < RT_DUMP_TRIES; tries++) {
 		ctx.n = 0;
 		ctx.nv = 0;
 		ctx.gen = 0;

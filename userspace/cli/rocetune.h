@@ -13,6 +13,12 @@
 #include "rt_nl.h"
 #include "rt_print.h"
 
+/*
+ * Runs of a dump that the kernel marked inconsistent (NLM_F_DUMP_INTR:
+ * devices or QPs came or went meanwhile) before the command gives up.
+ */
+#define RT_DUMP_TRIES	5
+
 /* Exit codes, documented in rocetune(8). */
 enum {
 	RT_EXIT_OK = 0,

@@ -401,9 +401,11 @@ done
 echo "# qp_overhead: $(uname -r), $(nproc) CPU(s), $ROUNDS rounds;" \
 	"$TOOL -s $SIZE -n $ITERS, rxe0 -> rxe1; mode orders rotate"
 : > "$OUT" || fail "cannot write $OUT"
+t0=$SECONDS
 for ((i = 0; i < ROUNDS; i++)); do
 	for m in ${ORDERS[i % 6]}; do
 		run_mode "$i" "${MODES[m]}" || fail "round $i, ${MODES[m]}: failed twice"
 	done
 done
+echo "# $ROUNDS rounds in $((SECONDS - t0)) s"
 summarize || fail "the summary failed"

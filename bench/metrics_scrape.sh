@@ -28,7 +28,7 @@
 ROUNDS=${1:-100}
 MAX_SEC=${2:-60}
 COUNTS=${METRICS_SCRAPE_COUNTS:-1 8 32}
-source "$(dirname "$0")/../selftests/lib.sh"
+source "$(dirname "$0")/lib.sh"
 RT=$RT_TOP/build/userspace/rocetune
 AGENT=$RT_TOP/build/userspace/rocetuned
 NE=/usr/bin/prometheus-node-exporter
@@ -93,15 +93,6 @@ devices_in() {
 
 devices_in_is() {
 	[ "$(devices_in "$1")" = "$2" ]
-}
-
-# field KEY LINE: the value of KEY=... in a metrics_scrape.py output line.
-field() {
-	local w
-
-	for w in $2; do
-		[ "${w%%=*}" = "$1" ] && echo "${w#*=}"
-	done
 }
 
 ratio() {

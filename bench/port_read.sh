@@ -30,7 +30,7 @@ ITER=${1:-200}
 PROC_ITER=${2:-20}
 MAX_SEC=${3:-20}
 COUNTS=${PORT_READ_COUNTS:-1 8 64}
-source "$(dirname "$0")/../selftests/lib.sh"
+source "$(dirname "$0")/lib.sh"
 RT=$RT_TOP/build/userspace/rocetune
 PR=$RT_TOP/build/bench/port_read
 SIM_BUS=/sys/bus/rocetune_sim
@@ -67,15 +67,6 @@ trap cleanup EXIT
 
 rocetune_ports() {
 	"$RT" -j port show | jq length
-}
-
-# field KEY LINE: the value of KEY=... in a port_read output line.
-field() {
-	local w
-
-	for w in $2; do
-		[ "${w%%=*}" = "$1" ] && echo "${w#*=}"
-	done
 }
 
 # proc_ms CMD...: mean wall time of a whole run of CMD, in ms.

@@ -40,6 +40,7 @@
 
 #include <linux/kref.h>
 #include <linux/list.h>
+#include <linux/math64.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
 #include <linux/spinlock.h>
@@ -250,6 +251,46 @@ struct rt_dev {
 	struct rt_port ports[];
 };
 
+/**
+ * rt_rate - per-second rate of an increase over an interval
+ * @delta: the increase
+ * @dt_ns: the interval in nanoseconds
+ *
+ * Return: @delta per second, 0 for an empty interval.
+ */
+static inline u64 rt_rate(u64 delta, u64 dt_ns)
+{
+	if (!dt_ns)
+		return 0;
+	return mul_u64_u64_div_u64(delta, NSEC_PER_SEC, dt_ns);
+}
+
+/**
+ * rt_delta - increase of a counter between two reads, wrap-safe
+ * @prev: previous raw value
+ * @cur: current raw value
+ *
+ * Drivers do not say how wide a counter is.  A value that went down
+ * either wrapped at 2^32 (a 32-bit hardware counter such as mlx5's
+ * q-counters) or was reset (a 64-bit counter, or any counter of a device
+ * that was reset).  It wrapped only if it was a 32-bit value and the step
+ * across 2^32 is less than 2^31 - billions of events between two samples
+ * otherwise; anything else is a reset, and the counter counts from zero.
+ *
+ * Return: the increase.
+ */
+static inline u64 rt_delta(u64 prev, u64 cur)
+{
+	u32 wrapped;
+
+	if (cur >= prev)
+		return cur - prev;
+	wrapped = (u32)(cur - prev);
+	if (prev <= U32_MAX && wrapped < BIT(31))
+		return wrapped;
+	return cur;
+}
+
 /* rocetune_dev.c */
 extern struct mutex rt_devs_lock;
 extern struct xarray rt_devs_xa;
@@ -289,7 +330,6 @@ bool rt_hw_enabled(const struct rdma_hw_stats *hw, int i);
 void rt_counters_fini(struct rt_port *p);
 void rt_counters_read(struct rt_dev *rdev, struct rt_port *p, u64 now,
 		      bool periodic);
-u64 rt_delta(u64 prev, u64 cur);
 
 /* rocetune_pfc.c */
 void rt_pfc_read(struct rt_dev *rdev, struct rt_port *p,
@@ -305,7 +345,6 @@ void rt_sample_stop(struct rt_dev *rdev);
 void rt_sample_kick(struct rt_dev *rdev);
 void rt_sample_fresh(struct rt_dev *rdev);
 void rt_sample_work(struct work_struct *work);
-u64 rt_rate(u64 delta, u64 dt_ns);
 
 /* rocetune_nl.c */
 int __init rt_nl_init(void);

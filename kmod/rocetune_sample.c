@@ -11,7 +11,6 @@
  */
 
 #include <linux/if_vlan.h>
-#include <linux/math64.h>
 #include <linux/spinlock.h>
 
 #include "rocetune.h"
@@ -23,20 +22,6 @@ struct rt_config rt_cfg = {
 	.interval_ms = RT_INTERVAL_DEF_MS,
 	.storm_ms = RT_STORM_DEF_MS,
 };
-
-/**
- * rt_rate - per-second rate of an increase over an interval
- * @delta: the increase
- * @dt_ns: the interval in nanoseconds
- *
- * Return: @delta per second, 0 for an empty interval.
- */
-u64 rt_rate(u64 delta, u64 dt_ns)
-{
-	if (!dt_ns)
-		return 0;
-	return mul_u64_u64_div_u64(delta, NSEC_PER_SEC, dt_ns);
-}
 
 /**
  * rt_dev_config - the configuration in effect for a device

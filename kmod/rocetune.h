@@ -32,8 +32,10 @@
  *  rt_dev.name_lock or rt_dev.work_lock.  rt_devs_lock and rt_dev.lock
  *  are never held together, and the remove callback (which takes
  *  rt_dev.lock) must not run under RTNL, as no RDMA driver does.
- *  - Events are built under rt_dev.lock (port events) or in a client
- *    callback (device events) and sent under rcu_read_lock().
+ *  - Events are raised under rt_dev.lock (port events) or in a client
+ *    callback (device events) through rt_notify() (rocetune_core.c), which
+ *    hands them to the netlink layer's sender; they are built there and
+ *    sent under rcu_read_lock().
  */
 #ifndef _ROCETUNE_H
 #define _ROCETUNE_H
@@ -291,6 +293,36 @@ static inline u64 rt_delta(u64 prev, u64 cur)
 	return cur;
 }
 
+/**
+ * struct rt_event - an event of a device or of one of its ports
+ * @type: enum rocetune_event
+ * @rdev: the device
+ * @p: the port of a port or threshold event, NULL for a device event
+ * @old_name: the name before a rename (ROCETUNE_EVENT_DEV_RENAME), else NULL
+ * @prio: the priority of a pause-storm event, else -1
+ * @value: the value that crossed (threshold and storm events)
+ * @thresh: the threshold it crossed
+ * @duration_ms: storm length (storm events)
+ */
+struct rt_event {
+	u32 type;
+	struct rt_dev *rdev;
+	struct rt_port *p;
+	const char *old_name;
+	int prio;
+	u64 value;
+	u64 thresh;
+	u64 duration_ms;
+};
+
+/* rocetune_core.c */
+void rt_notify_register(void (*send)(const struct rt_event *ev));
+void rt_notify(const struct rt_event *ev);
+void rt_notify_dev(struct rt_dev *rdev, u32 type, const char *old_name);
+void rt_notify_port(struct rt_dev *rdev, struct rt_port *p, u32 type,
+		    int prio, u64 value, u64 thresh, u64 duration_ms);
+struct net_device *rt_port_netdev(struct ib_device *ibdev, u32 port);
+
 /* rocetune_dev.c */
 extern struct mutex rt_devs_lock;
 extern struct xarray rt_devs_xa;
@@ -319,7 +351,6 @@ void rt_dev_put(struct rt_dev *rdev);
 void rt_dev_name(struct rt_dev *rdev, char *buf);
 bool rt_dev_visible(struct rt_dev *rdev, const struct net *net);
 struct rt_port *rt_dev_port(struct rt_dev *rdev, u32 port);
-struct net_device *rt_port_netdev(struct ib_device *ibdev, u32 port);
 int rt_dev_add(struct ib_device *ibdev, struct ib_client *client);
 void rt_dev_remove(struct rt_dev *rdev);
 void rt_dev_rename(struct rt_dev *rdev);
@@ -349,8 +380,5 @@ void rt_sample_work(struct work_struct *work);
 /* rocetune_nl.c */
 int __init rt_nl_init(void);
 void rt_nl_fini(void);
-void rt_nl_dev_event(struct rt_dev *rdev, u32 type, const char *old_name);
-void rt_nl_port_event(struct rt_dev *rdev, struct rt_port *p, u32 type,
-		      int prio, u64 value, u64 thresh, u64 duration_ms);
 
 #endif /* _ROCETUNE_H */

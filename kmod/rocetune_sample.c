@@ -56,14 +56,14 @@ static void rt_thresh_check(struct rt_dev *rdev, struct rt_port *p,
 		st->low_samples = 0;
 		if (!st->high) {
 			st->high = true;
-			rt_nl_port_event(rdev, p, ev_high, -1, rate, thresh, 0);
+			rt_notify_port(rdev, p, ev_high, -1, rate, thresh, 0);
 		}
 		return;
 	}
 	if (st->high && (!thresh || ++st->low_samples >= RT_NORMAL_SAMPLES)) {
 		st->high = false;
 		st->low_samples = 0;
-		rt_nl_port_event(rdev, p, ev_normal, -1, rate, thresh, 0);
+		rt_notify_port(rdev, p, ev_normal, -1, rate, thresh, 0);
 	}
 }
 
@@ -103,8 +103,8 @@ static void rt_sample_port(struct rt_dev *rdev, struct rt_port *p, u64 now,
 	changed = state != p->state;
 	p->state = state;
 	if (p->sampled && changed)
-		rt_nl_port_event(rdev, p, ROCETUNE_EVENT_PORT_STATE, -1, 0, 0,
-				 0);
+		rt_notify_port(rdev, p, ROCETUNE_EVENT_PORT_STATE, -1, 0, 0,
+			       0);
 
 	ndev = rt_port_netdev(rdev->ibdev, p->port);
 	if (ndev && is_vlan_dev(ndev))
@@ -120,8 +120,8 @@ static void rt_sample_port(struct rt_dev *rdev, struct rt_port *p, u64 now,
 	strscpy(p->lower_name, lower ? lower->name : "",
 		sizeof(p->lower_name));
 	if (p->sampled && changed)
-		rt_nl_port_event(rdev, p, ROCETUNE_EVENT_PORT_NETDEV, -1, 0, 0,
-				 0);
+		rt_notify_port(rdev, p, ROCETUNE_EVENT_PORT_NETDEV, -1, 0, 0,
+			       0);
 
 	if (p->hw)
 		rt_counters_read(rdev, p, now, periodic);

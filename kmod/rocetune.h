@@ -316,6 +316,8 @@ struct rt_event {
 };
 
 /* rocetune_core.c */
+void rt_core_set_family(const struct genl_family *family);
+const struct genl_family *rt_core_family(void);
 void rt_notify_register(void (*send)(const struct rt_event *ev));
 void rt_notify(const struct rt_event *ev);
 void rt_notify_dev(struct rt_dev *rdev, u32 type, const char *old_name);

@@ -4,7 +4,8 @@
  *
  * What every layer may call and that calls nothing of the module's: the
  * one way events go up (rt_notify(), to the sender that the netlink layer
- * registers), and the portable lookup of a port's netdev.  Calls between
+ * registers), the netlink family for the handlers below the family's own
+ * file, and the portable lookup of a port's netdev.  Calls between
  * the module's files run downward only (Documentation/design.rst, "Layers"):
  * a lower layer tells an upper one something only through a function that
  * the upper one registered, here or with the QP table.
@@ -16,6 +17,31 @@
 
 /* The netlink layer's sender, set while its family is registered. */
 static void (*rt_notify_send)(const struct rt_event *ev);
+/* The netlink layer's family, set before it is registered. */
+static const struct genl_family *rt_core_genl_family;
+
+/**
+ * rt_core_set_family - the netlink layer's family, for lower handlers
+ * @family: the family, before it is registered
+ *
+ * The handlers of a command live below the family that names them: they
+ * put their messages' headers with rt_core_family().
+ */
+void rt_core_set_family(const struct genl_family *family)
+{
+	WRITE_ONCE(rt_core_genl_family, family);
+}
+
+/**
+ * rt_core_family - the generic netlink family of the module
+ *
+ * Context: a request or dump of the family, which is registered then.
+ * Return: the family.
+ */
+const struct genl_family *rt_core_family(void)
+{
+	return READ_ONCE(rt_core_genl_family);
+}
 
 /**
  * rt_notify_register - set who is told the events

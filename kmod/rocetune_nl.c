@@ -13,6 +13,8 @@
 #include "rocetune.h"
 #include "rocetune_qp.h"
 
+static struct genl_family rt_genl_family;
+
 /* False until the family is registered and again from its unregistration. */
 static bool rt_nl_live;
 
@@ -873,7 +875,7 @@ static const struct genl_multicast_group rt_genl_mcgrps[] = {
 	},
 };
 
-struct genl_family rt_genl_family __ro_after_init = {
+static struct genl_family rt_genl_family __ro_after_init = {
 	.name = ROCETUNE_FAMILY_NAME,
 	.version = ROCETUNE_FAMILY_VERSION,
 	.netnsok = true,
@@ -897,6 +899,8 @@ int __init rt_nl_init(void)
 {
 	int err;
 
+	/* The QP handlers put their headers with it from the first request. */
+	rt_core_set_family(&rt_genl_family);
 	err = genl_register_family(&rt_genl_family);
 	if (err)
 		return err;

@@ -1100,7 +1100,7 @@ static int rt_qp_fill(struct sk_buff *skb, const struct rt_qp_snap *s,
 	int i;
 
 	rt_qpdev_name(s->key.dev, name);
-	hdr = genlmsg_put(skb, portid, seq, &rt_genl_family, flags,
+	hdr = genlmsg_put(skb, portid, seq, rt_core_family(), flags,
 			  ROCETUNE_CMD_QP_GET);
 	if (!hdr)
 		return -EMSGSIZE;
@@ -1258,7 +1258,7 @@ static int rt_qp_hw_only(struct genl_info *info, struct ib_device *ibdev,
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
-	hdr = genlmsg_put_reply(msg, info, &rt_genl_family, 0,
+	hdr = genlmsg_put_reply(msg, info, rt_core_family(), 0,
 				ROCETUNE_CMD_QP_GET);
 	err = -EMSGSIZE;
 	if (!hdr || nla_put_u32(msg, ROCETUNE_A_DEV_INDEX, dev))
@@ -1932,7 +1932,7 @@ static int rt_qp_stats_fill(struct sk_buff *skb, struct rt_qpdev *qd,
 	spin_lock_bh(&rt_qp_lock);
 	strscpy(name, qd->name, sizeof(name));
 	spin_unlock_bh(&rt_qp_lock);
-	hdr = genlmsg_put(skb, portid, seq, &rt_genl_family, flags,
+	hdr = genlmsg_put(skb, portid, seq, rt_core_family(), flags,
 			  ROCETUNE_CMD_QP_STATS_GET);
 	if (!hdr)
 		return -EMSGSIZE;

@@ -269,7 +269,6 @@ struct rt_qpdev {
 };
 
 /* rocetune_qp.c */
-extern struct genl_family rt_genl_family;
 extern struct list_head rt_qpdevs;
 extern struct mutex rt_qpdev_mutex;
 extern spinlock_t rt_qp_lock;

@@ -51,7 +51,7 @@ static int __init rt_init(void)
 {
 	int err;
 
-	err = rt_qp_init();
+	err = rt_qpdev_init();
 	if (err) {
 		pr_err("cannot set up QP accounting: %d\n", err);
 		return err;
@@ -72,7 +72,7 @@ static int __init rt_init(void)
 err_client:
 	ib_unregister_client(&rt_ib_client);
 err_qp:
-	rt_qp_fini();
+	rt_qpdev_fini();
 	return err;
 }
 
@@ -80,7 +80,7 @@ static void __exit rt_exit(void)
 {
 	rt_nl_fini();
 	ib_unregister_client(&rt_ib_client);
-	rt_qp_fini();
+	rt_qpdev_fini();
 	pr_info("unloaded\n");
 }
 

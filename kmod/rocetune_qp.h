@@ -11,17 +11,23 @@
  *    with atomics.
  *  - rt_qpdev_mutex serializes adding and removing accounting devices and
  *    the verification work's use of their ib_device; readers of the
- *    device list use RCU.
+ *    device list use RCU.  A netlink request that does I/O on a device
+ *    holds a reference and the device's ibdev_sem instead, never the
+ *    mutex (rt_qpdev_ibdev_get()).
  *  - rt_qpdev.pend.lock (spinlock, BH-safe) serializes claiming and
  *    retiring the pending entries of a device (rocetune_qppend.c).
- *  - Order: rt_qpdev_mutex, then rt_qpdev.pend.lock, then rt_qp_lock.
+ *  - Order: rt_qpdev_mutex, then rt_qpdev.pend.lock, then rt_qp_lock;
+ *    rt_qpdev.ibdev_sem, then rt_qp_lock.  rt_qpdev_mutex and
+ *    rt_qpdev.ibdev_sem are never held together.
  */
 #ifndef _ROCETUNE_QP_H
 #define _ROCETUNE_QP_H
 
 #include <linux/atomic.h>
+#include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/rhashtable-types.h>
+#include <linux/rwsem.h>
 #include <linux/sched.h>
 #include <net/genetlink.h>
 #include <rdma/ib_verbs.h>
@@ -224,6 +230,11 @@ struct rt_qppend {
 /**
  * struct rt_qpdev - an RDMA device known to QP accounting
  * @node: entry in rt_qpdevs (RCU)
+ * @ref: references: rt_qpdevs', and one per request that holds the device
+ *	(rt_qpdev_hold())
+ * @ibdev_sem: held for reading by a request across its use of @ibdev
+ *	(rt_qpdev_ibdev_get()), for writing by rt_qp_dev_remove() to set @dying
+ * @dying: rt_qp_dev_remove() is under way: a request no longer uses @ibdev
  * @ibdev: the device, valid until rt_qp_dev_remove()
  * @index: RDMA device index
  * @name: device name, under rt_qp_lock
@@ -250,6 +261,9 @@ struct rt_qppend {
  */
 struct rt_qpdev {
 	struct list_head node;
+	struct kref ref;
+	struct rw_semaphore ibdev_sem;	/* see above */
+	bool dying;
 	struct ib_device *ibdev;
 	u32 index;
 	char name[IB_DEVICE_NAME_MAX];
@@ -307,6 +321,10 @@ void rt_qp_dev_remove(struct ib_device *ibdev);
 void rt_qp_dev_rename(struct ib_device *ibdev);
 struct rt_qpdev *rt_qpdev_find(u32 index, const char *name);
 void rt_qpdev_name(u32 index, char *buf);
+void rt_qpdev_hold(struct rt_qpdev *qd);
+void rt_qpdev_put(struct rt_qpdev *qd);
+struct ib_device *rt_qpdev_ibdev_get(struct rt_qpdev *qd);
+void rt_qpdev_ibdev_put(struct rt_qpdev *qd);
 int rt_qp_acct_set(struct rt_qpdev *qd, bool on);
 bool rt_qp_hooks(void);
 

@@ -354,8 +354,8 @@ static struct rdma_counter *rt_qp_counter(struct ib_device *ibdev,
  * Per-QP hardware counters: the rdma counter bound to the QP (mlx5 only in
  * 6.1 and 6.12, kernel-facts §1.5), read the way the RDMA core's netlink
  * does (its rdma_counter_query_stats() is not exported); a disabled
- * optional counter is left out.  rt_qpdev_mutex held: the device stays
- * registered.  Return: 1 when counters were put, 0 when the QP has none,
+ * optional counter is left out.  @ibdev is held (rt_qpdev_ibdev_get()): it
+ * stays registered.  Return: 1 when counters were put, 0 when the QP has none,
  * -EMSGSIZE.
  */
 static int rt_qp_put_hw(struct sk_buff *skb, struct ib_device *ibdev, u32 qpn)
@@ -458,6 +458,7 @@ err_free:
 int rt_qp_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	bool admin = netlink_capable(skb, CAP_NET_ADMIN);
+	struct ib_device *ibdev;
 	struct rt_qp_snap *s;
 	struct rt_qpdev *qd;
 	struct sk_buff *msg;
@@ -478,20 +479,36 @@ int rt_qp_get_doit(struct sk_buff *skb, struct genl_info *info)
 	s = kzalloc(sizeof(*s), GFP_KERNEL);
 	if (!s)
 		return -ENOMEM;
-	/* The mutex keeps the device registered for the hardware part. */
-	mutex_lock(&rt_qpdev_mutex);
+	/*
+	 * A reference keeps the device, and its ib_device stays registered
+	 * while it is held for the hardware part: no global lock is held
+	 * across the device's I/O.
+	 */
+	rcu_read_lock();
 	qd = rt_qp_nl_dev(genl_info_net(info), info->attrs, info->extack);
+	if (!IS_ERR(qd))
+		rt_qpdev_hold(qd);
+	rcu_read_unlock();
 	if (IS_ERR(qd)) {
 		err = PTR_ERR(qd);
-		goto out;
+		goto out_free;
 	}
 	rcu_read_lock();
 	qp = rt_qp_lookup(qd->index, qpn);
 	if (qp)
 		rt_qp_snap(qp, s);
 	rcu_read_unlock();
+	ibdev = rt_qpdev_ibdev_get(qd);
+	if (!ibdev) {
+		NL_SET_ERR_MSG_ATTR(info->extack,
+				    info->attrs[ROCETUNE_A_DEV_NAME] ?:
+				    info->attrs[ROCETUNE_A_DEV_INDEX],
+				    "no RDMA device by this name or index");
+		err = -ENODEV;
+		goto out_put;
+	}
 	if (!qp) {
-		err = rt_qp_hw_only(info, qd->ibdev, qd->index, qpn);
+		err = rt_qp_hw_only(info, ibdev, qd->index, qpn);
 		goto out;
 	}
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
@@ -499,7 +516,7 @@ int rt_qp_get_doit(struct sk_buff *skb, struct genl_info *info)
 		err = -ENOMEM;
 		goto out;
 	}
-	err = rt_qp_fill(msg, s, rt_qp_gen_get(), admin, qd->ibdev,
+	err = rt_qp_fill(msg, s, rt_qp_gen_get(), admin, ibdev,
 			 info->snd_portid, info->snd_seq, 0);
 	if (err) {
 		nlmsg_free(msg);
@@ -507,7 +524,10 @@ int rt_qp_get_doit(struct sk_buff *skb, struct genl_info *info)
 	}
 	err = genlmsg_reply(msg, info);
 out:
-	mutex_unlock(&rt_qpdev_mutex);
+	rt_qpdev_ibdev_put(qd);
+out_put:
+	rt_qpdev_put(qd);
+out_free:
 	rt_qp_snap_put(s);
 	kfree(s);
 	return err;

@@ -53,6 +53,62 @@ struct rt_qpdev *rt_qpdev_find(u32 index, const char *name)
 }
 
 /**
+ * rt_qpdev_hold - take a reference to a device
+ * @qd: a device found in rt_qpdevs (rt_qpdev_find())
+ *
+ * Context: rcu_read_lock() or rt_qpdev_mutex held since it was found: the
+ * list's reference is dropped only a grace period after it left the list.
+ */
+void rt_qpdev_hold(struct rt_qpdev *qd)
+{
+	kref_get(&qd->ref);
+}
+
+static void rt_qpdev_release(struct kref *ref)
+{
+	kfree(container_of(ref, struct rt_qpdev, ref));
+}
+
+/**
+ * rt_qpdev_put - drop a reference to a device
+ * @qd: the device
+ */
+void rt_qpdev_put(struct rt_qpdev *qd)
+{
+	kref_put(&qd->ref, rt_qpdev_release);
+}
+
+/**
+ * rt_qpdev_ibdev_get - hold a device's ib_device for its I/O
+ * @qd: the device, referenced
+ *
+ * Keeps rt_qp_dev_remove() from returning, so that the ib_device stays
+ * registered, until rt_qpdev_ibdev_put(); only the users of this device
+ * wait for each other's I/O, none of another device.
+ *
+ * Context: process context, without rt_qpdev_mutex.
+ * Return: the ib_device (rt_qpdev_ibdev_put() it), or NULL when the device
+ * is being removed (nothing is held then).
+ */
+struct ib_device *rt_qpdev_ibdev_get(struct rt_qpdev *qd)
+{
+	down_read(&qd->ibdev_sem);
+	if (!READ_ONCE(qd->dying))
+		return qd->ibdev;
+	up_read(&qd->ibdev_sem);
+	return NULL;
+}
+
+/**
+ * rt_qpdev_ibdev_put - release what rt_qpdev_ibdev_get() held
+ * @qd: the device
+ */
+void rt_qpdev_ibdev_put(struct rt_qpdev *qd)
+{
+	up_read(&qd->ibdev_sem);
+}
+
+/**
  * rt_qpdev_name - copy the name of a device
  * @index: device index
  * @buf: IB_DEVICE_NAME_MAX bytes, "" when the device is gone
@@ -165,6 +221,9 @@ int rt_qp_dev_add(struct ib_device *ibdev)
 	qd = kzalloc(struct_size(qd, ifindex, nports + 1), GFP_KERNEL);
 	if (!qd)
 		return -ENOMEM;
+	/* rt_qpdevs' reference, the one rt_qp_dev_remove() drops. */
+	kref_init(&qd->ref);
+	init_rwsem(&qd->ibdev_sem);
 	qd->ibdev = ibdev;
 	qd->index = ibdev->index;
 	strscpy(qd->name, dev_name(&ibdev->dev), sizeof(qd->name));
@@ -202,7 +261,9 @@ int rt_qp_dev_add(struct ib_device *ibdev)
  * rt_qp_dev_remove - drop the QP accounting state of a device
  * @ibdev: the device (from the RDMA client's remove callback)
  *
- * After this returns no hook or verification uses @ibdev any more.
+ * After this returns no hook, verification or request uses @ibdev any
+ * more; a request that still holds a reference sees the device as gone,
+ * and the last reference frees it.
  *
  * Context: process context, may sleep.
  */
@@ -222,11 +283,16 @@ void rt_qp_dev_remove(struct ib_device *ibdev)
 	list_del_rcu(&qd->node);
 	rt_qp_seq_bump(&rt_qpdev_seq);
 	mutex_unlock(&rt_qpdev_mutex);
+	/* Waits for the request using @ibdev; the later ones see @dying. */
+	down_write(&qd->ibdev_sem);
+	WRITE_ONCE(qd->dying, true);
+	up_write(&qd->ibdev_sem);
 	/* No reader finds the device after this; then drop its QPs. */
 	synchronize_rcu();
 	rt_qp_flush(qd->index, false);
 	rt_qppend_fini(qd);
-	kfree(qd);
+	/* After the grace period: no lookup takes a reference any more. */
+	rt_qpdev_put(qd);
 }
 
 /**

@@ -2,9 +2,10 @@
 /*
  * rocetune: RoCE congestion visibility.
  *
- * Module core: registers an RDMA client that keeps one rt_dev per RDMA
- * device with at least one RoCE port, and the "rocetune" generic netlink
- * family that reports them.
+ * Module init and exit, the top of its layers (Documentation/design.rst):
+ * registers an RDMA client that keeps one rt_dev per RDMA device with at
+ * least one RoCE port, and the "rocetune" generic netlink family that
+ * reports them.  The ground floor is rocetune_core.c.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt

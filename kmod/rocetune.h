@@ -32,14 +32,17 @@
  *  rt_dev.name_lock or rt_dev.work_lock.  rt_devs_lock and rt_dev.lock
  *  are never held together, and the remove callback (which takes
  *  rt_dev.lock) must not run under RTNL, as no RDMA driver does.
- *  - Events are built under rt_dev.lock (port events) or in a client
- *    callback (device events) and sent under rcu_read_lock().
+ *  - Events are raised under rt_dev.lock (port events) or in a client
+ *    callback (device events) through rt_notify() (rocetune_core.c), which
+ *    hands them to the netlink layer's sender; they are built there and
+ *    sent under rcu_read_lock().
  */
 #ifndef _ROCETUNE_H
 #define _ROCETUNE_H
 
 #include <linux/kref.h>
 #include <linux/list.h>
+#include <linux/math64.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
 #include <linux/spinlock.h>
@@ -250,6 +253,78 @@ struct rt_dev {
 	struct rt_port ports[];
 };
 
+/**
+ * rt_rate - per-second rate of an increase over an interval
+ * @delta: the increase
+ * @dt_ns: the interval in nanoseconds
+ *
+ * Return: @delta per second, 0 for an empty interval.
+ */
+static inline u64 rt_rate(u64 delta, u64 dt_ns)
+{
+	if (!dt_ns)
+		return 0;
+	return mul_u64_u64_div_u64(delta, NSEC_PER_SEC, dt_ns);
+}
+
+/**
+ * rt_delta - increase of a counter between two reads, wrap-safe
+ * @prev: previous raw value
+ * @cur: current raw value
+ *
+ * Drivers do not say how wide a counter is.  A value that went down
+ * either wrapped at 2^32 (a 32-bit hardware counter such as mlx5's
+ * q-counters) or was reset (a 64-bit counter, or any counter of a device
+ * that was reset).  It wrapped only if it was a 32-bit value and the step
+ * across 2^32 is less than 2^31 - billions of events between two samples
+ * otherwise; anything else is a reset, and the counter counts from zero.
+ *
+ * Return: the increase.
+ */
+static inline u64 rt_delta(u64 prev, u64 cur)
+{
+	u32 wrapped;
+
+	if (cur >= prev)
+		return cur - prev;
+	wrapped = (u32)(cur - prev);
+	if (prev <= U32_MAX && wrapped < BIT(31))
+		return wrapped;
+	return cur;
+}
+
+/**
+ * struct rt_event - an event of a device or of one of its ports
+ * @type: enum rocetune_event
+ * @rdev: the device
+ * @p: the port of a port or threshold event, NULL for a device event
+ * @old_name: the name before a rename (ROCETUNE_EVENT_DEV_RENAME), else NULL
+ * @prio: the priority of a pause-storm event, else -1
+ * @value: the value that crossed (threshold and storm events)
+ * @thresh: the threshold it crossed
+ * @duration_ms: storm length (storm events)
+ */
+struct rt_event {
+	u32 type;
+	struct rt_dev *rdev;
+	struct rt_port *p;
+	const char *old_name;
+	int prio;
+	u64 value;
+	u64 thresh;
+	u64 duration_ms;
+};
+
+/* rocetune_core.c */
+void rt_core_set_family(const struct genl_family *family);
+const struct genl_family *rt_core_family(void);
+void rt_notify_register(void (*send)(const struct rt_event *ev));
+void rt_notify(const struct rt_event *ev);
+void rt_notify_dev(struct rt_dev *rdev, u32 type, const char *old_name);
+void rt_notify_port(struct rt_dev *rdev, struct rt_port *p, u32 type,
+		    int prio, u64 value, u64 thresh, u64 duration_ms);
+struct net_device *rt_port_netdev(struct ib_device *ibdev, u32 port);
+
 /* rocetune_dev.c */
 extern struct mutex rt_devs_lock;
 extern struct xarray rt_devs_xa;
@@ -278,7 +353,6 @@ void rt_dev_put(struct rt_dev *rdev);
 void rt_dev_name(struct rt_dev *rdev, char *buf);
 bool rt_dev_visible(struct rt_dev *rdev, const struct net *net);
 struct rt_port *rt_dev_port(struct rt_dev *rdev, u32 port);
-struct net_device *rt_port_netdev(struct ib_device *ibdev, u32 port);
 int rt_dev_add(struct ib_device *ibdev, struct ib_client *client);
 void rt_dev_remove(struct rt_dev *rdev);
 void rt_dev_rename(struct rt_dev *rdev);
@@ -289,7 +363,6 @@ bool rt_hw_enabled(const struct rdma_hw_stats *hw, int i);
 void rt_counters_fini(struct rt_port *p);
 void rt_counters_read(struct rt_dev *rdev, struct rt_port *p, u64 now,
 		      bool periodic);
-u64 rt_delta(u64 prev, u64 cur);
 
 /* rocetune_pfc.c */
 void rt_pfc_read(struct rt_dev *rdev, struct rt_port *p,
@@ -305,13 +378,9 @@ void rt_sample_stop(struct rt_dev *rdev);
 void rt_sample_kick(struct rt_dev *rdev);
 void rt_sample_fresh(struct rt_dev *rdev);
 void rt_sample_work(struct work_struct *work);
-u64 rt_rate(u64 delta, u64 dt_ns);
 
 /* rocetune_nl.c */
 int __init rt_nl_init(void);
 void rt_nl_fini(void);
-void rt_nl_dev_event(struct rt_dev *rdev, u32 type, const char *old_name);
-void rt_nl_port_event(struct rt_dev *rdev, struct rt_port *p, u32 type,
-		      int prio, u64 value, u64 thresh, u64 duration_ms);
 
 #endif /* _ROCETUNE_H */

@@ -174,32 +174,6 @@ void rt_counters_fini(struct rt_port *p)
 }
 
 /**
- * rt_delta - increase of a counter between two reads, wrap-safe
- * @prev: previous raw value
- * @cur: current raw value
- *
- * Drivers do not say how wide a counter is.  A value that went down
- * either wrapped at 2^32 (a 32-bit hardware counter such as mlx5's
- * q-counters) or was reset (a 64-bit counter, or any counter of a device
- * that was reset).  It wrapped only if it was a 32-bit value and the step
- * across 2^32 is less than 2^31 - billions of events between two samples
- * otherwise; anything else is a reset, and the counter counts from zero.
- *
- * Return: the increase.
- */
-u64 rt_delta(u64 prev, u64 cur)
-{
-	u32 wrapped;
-
-	if (cur >= prev)
-		return cur - prev;
-	wrapped = (u32)(cur - prev);
-	if (prev <= U32_MAX && wrapped < BIT(31))
-		return wrapped;
-	return cur;
-}
-
-/**
  * rt_counters_read - read a port's hardware counters and update the totals
  * @rdev: the device
  * @p: the port, which has hw_stats

@@ -3,15 +3,14 @@
  * rocetune: device and port tracking.
  *
  * One refcounted struct rt_dev per RDMA device with at least one RoCE
- * port, kept in an xarray by device index (the order of dumps), plus the
- * portable lookup of a port's netdev.  rocetune.h has the locking rules.
+ * port, kept in an xarray by device index (the order of dumps).
+ * rocetune.h has the locking rules.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/overflow.h>
 #include <linux/slab.h>
-#include <rdma/ib_cache.h>
 
 #include "rocetune.h"
 #include "rocetune_qp.h"
@@ -181,55 +180,6 @@ static const char *rt_ib_driver(const struct ib_device *ibdev)
 	return "unknown";
 }
 
-/**
- * rt_port_netdev - the netdev of an RDMA port, portably
- * @ibdev: the device
- * @port: port number
- *
- * 6.12 exports ib_device_get_netdev() (RT_HAVE_IB_DEVICE_GET_NETDEV, found
- * by Kbuild in the kernel headers); before it, ask the driver's
- * get_netdev op, then the default GID entry, then the netdev the driver
- * recorded with ib_device_set_netdev().
- *
- * Context: process context.
- * Return: the netdev with a reference held (dev_put() it), or NULL.
- */
-struct net_device *rt_port_netdev(struct ib_device *ibdev, u32 port)
-{
-#ifdef RT_HAVE_IB_DEVICE_GET_NETDEV
-	return ib_device_get_netdev(ibdev, port);
-#else
-	const struct ib_gid_attr *attr;
-	struct net_device *ndev = NULL;
-
-	if (ibdev->ops.get_netdev)
-		return ibdev->ops.get_netdev(ibdev, port);
-
-	attr = rdma_get_gid_attr(ibdev, port, 0);
-	if (!IS_ERR(attr)) {
-		rcu_read_lock();
-		ndev = rdma_read_gid_attr_ndev_rcu(attr);
-		if (IS_ERR(ndev))
-			ndev = NULL;
-		else
-			dev_hold(ndev);
-		rcu_read_unlock();
-		rdma_put_gid_attr(attr);
-		if (ndev)
-			return ndev;
-	}
-
-	rcu_read_lock();
-	ndev = rcu_dereference(ibdev->port_data[port].netdev);
-	if (ndev && ndev->reg_state == NETREG_REGISTERED)
-		dev_hold(ndev);
-	else
-		ndev = NULL;
-	rcu_read_unlock();
-	return ndev;
-#endif
-}
-
 static void rt_ib_event(struct ib_event_handler *handler,
 			struct ib_event *event)
 {
@@ -327,7 +277,7 @@ int rt_dev_add(struct ib_device *ibdev, struct ib_client *client)
 		pr_warn("%s: no memory for QP accounting, not accounted\n",
 			rdev->name);
 
-	rt_nl_dev_event(rdev, ROCETUNE_EVENT_DEV_ADD, NULL);
+	rt_notify_dev(rdev, ROCETUNE_EVENT_DEV_ADD, NULL);
 	rt_sample_start(rdev);
 	pr_info("%s: tracking, %u RoCE port(s)\n", rdev->name, nports);
 	return 0;
@@ -364,7 +314,7 @@ void rt_dev_remove(struct rt_dev *rdev)
 	rt_qp_dev_remove(rdev->ibdev);
 	ib_unregister_event_handler(&rdev->event_handler);
 	rt_sample_stop(rdev);
-	rt_nl_dev_event(rdev, ROCETUNE_EVENT_DEV_DEL, NULL);
+	rt_notify_dev(rdev, ROCETUNE_EVENT_DEV_DEL, NULL);
 
 	/* The hw_stats came from the driver: back to it while it exists. */
 	mutex_lock(&rdev->lock);
@@ -395,7 +345,7 @@ void rt_dev_rename(struct rt_dev *rdev)
 	spin_unlock(&rdev->name_lock);
 	rt_devs_changed();
 	mutex_unlock(&rt_devs_lock);
-	rt_nl_dev_event(rdev, ROCETUNE_EVENT_DEV_RENAME, old);
+	rt_notify_dev(rdev, ROCETUNE_EVENT_DEV_RENAME, old);
 	pr_info("%s: renamed from %s\n", new, old);
 	rt_qp_dev_rename(rdev->ibdev);
 }

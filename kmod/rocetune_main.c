@@ -2,9 +2,10 @@
 /*
  * rocetune: RoCE congestion visibility.
  *
- * Module core: registers an RDMA client that keeps one rt_dev per RDMA
- * device with at least one RoCE port, and the "rocetune" generic netlink
- * family that reports them.
+ * Module init and exit, the top of its layers (Documentation/design.rst):
+ * registers an RDMA client that keeps one rt_dev per RDMA device with at
+ * least one RoCE port, and the "rocetune" generic netlink family that
+ * reports them.  The ground floor is rocetune_core.c.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -51,7 +52,7 @@ static int __init rt_init(void)
 {
 	int err;
 
-	err = rt_qp_init();
+	err = rt_qpdev_init();
 	if (err) {
 		pr_err("cannot set up QP accounting: %d\n", err);
 		return err;
@@ -72,7 +73,7 @@ static int __init rt_init(void)
 err_client:
 	ib_unregister_client(&rt_ib_client);
 err_qp:
-	rt_qp_fini();
+	rt_qpdev_fini();
 	return err;
 }
 
@@ -80,7 +81,7 @@ static void __exit rt_exit(void)
 {
 	rt_nl_fini();
 	ib_unregister_client(&rt_ib_client);
-	rt_qp_fini();
+	rt_qpdev_fini();
 	pr_info("unloaded\n");
 }
 

@@ -29,6 +29,45 @@
 #include "rocetune_bth.h"
 #include "rocetune_qp.h"
 
+/**
+ * rt_nf_qpdev - the accounting device on a netdev
+ * @ifindex: the netdev's ifindex
+ *
+ * Context: rcu_read_lock() held; the result is valid until it is dropped.
+ * Return: the device with accounting enabled, or NULL.
+ */
+static struct rt_qpdev *rt_nf_qpdev(int ifindex)
+{
+	struct rt_qpdev *qd;
+	u32 i;
+
+	list_for_each_entry_rcu(qd, &rt_qpdevs, node) {
+		if (!READ_ONCE(qd->acct))
+			continue;
+		for (i = 1; i <= qd->nports; i++)
+			if (qd->ifindex[i] == ifindex)
+				return qd;
+	}
+	return NULL;
+}
+
+/**
+ * rt_nf_qp - the entry to count a packet of a local QP on
+ * @qd: the device
+ * @qpn: the local QP number the packet names
+ *
+ * The QP's entry, else a pending entry of @qd for @qpn (see struct
+ * rt_qppend); never allocates.
+ *
+ * Context: rcu_read_lock() held, any context.
+ * Return: the entry, or NULL when the QP number is unknown and every
+ * pending entry of @qd is in use.
+ */
+static struct rt_qp *rt_nf_qp(struct rt_qpdev *qd, u32 qpn)
+{
+	return rt_qp_lookup(qd->index, qpn) ?: rt_qppend_get(qd, qpn);
+}
+
 /* Fast exit: not UDP to port 4791.  @off is the UDP header's offset. */
 static bool rt_nf_not_roce(const struct sk_buff *skb, unsigned int off)
 {
@@ -57,7 +96,7 @@ static void rt_nf_count(struct sk_buff *skb, const struct net_device *ndev,
 	 */
 	if (tx && skb->sk && sk_fullsock(skb->sk) && !skb->sk->sk_kern_sock)
 		return;
-	qd = rt_qpdev_by_ifindex(ndev->ifindex);
+	qd = rt_nf_qpdev(ndev->ifindex);
 	if (!qd)
 		return;
 	b = skb_header_pointer(skb, 0, len, buf);
@@ -66,14 +105,14 @@ static void rt_nf_count(struct sk_buff *skb, const struct net_device *ndev,
 
 	if (!tx) {
 		/* The BTH destination QP is the receiving local QP. */
-		qp = rt_qp_find(qd, pkt.dqpn);
+		qp = rt_nf_qp(qd, pkt.dqpn);
 		if (!qp) {
 			atomic64_inc(&qd->unattr_rx);
 			return;
 		}
 	} else if (pkt.has_deth) {
 		/* UD: the DETH names the sending QP. */
-		qp = rt_qp_find(qd, pkt.sqpn);
+		qp = rt_nf_qp(qd, pkt.sqpn);
 		if (!qp) {
 			atomic64_inc(&qd->unattr_tx);
 			return;

@@ -13,6 +13,8 @@
 #include "rocetune.h"
 #include "rocetune_qp.h"
 
+static struct genl_family rt_genl_family;
+
 /* False until the family is registered and again from its unregistration. */
 static bool rt_nl_live;
 
@@ -724,28 +726,21 @@ static struct sk_buff *rt_event_new(u32 type, void **hdr)
 	return skb;
 }
 
-/**
- * rt_nl_dev_event - send a device event
- * @rdev: the device
- * @type: ROCETUNE_EVENT_DEV_ADD, _DEV_DEL or _DEV_RENAME
- * @old_name: the name before a rename, else NULL
- *
- * Context: process context, in the RDMA client's add, remove or rename
- * callback (rdev->ibdev is valid).
- */
-void rt_nl_dev_event(struct rt_dev *rdev, u32 type, const char *old_name)
+/* A device event; see rt_notify_dev() for its context. */
+static void rt_nl_send_dev(const struct rt_event *ev)
 {
+	struct rt_dev *rdev = ev->rdev;
 	struct sk_buff *skb;
 	void *hdr;
 
-	skb = rt_event_new(type, &hdr);
+	skb = rt_event_new(ev->type, &hdr);
 	if (!skb)
 		return;
 	if (rt_put_dev_id(skb, rdev) ||
 	    nla_put_string(skb, ROCETUNE_A_DEV_DRIVER, rdev->driver) ||
 	    nla_put_u32(skb, ROCETUNE_A_DEV_NUM_PORTS, rdev->nports) ||
-	    (old_name &&
-	     nla_put_string(skb, ROCETUNE_A_DEV_OLD_NAME, old_name))) {
+	    (ev->old_name &&
+	     nla_put_string(skb, ROCETUNE_A_DEV_OLD_NAME, ev->old_name))) {
 		nlmsg_free(skb);
 		return;
 	}
@@ -757,30 +752,29 @@ void rt_nl_dev_event(struct rt_dev *rdev, u32 type, const char *old_name)
  * One port event, to readers in the network namespace whose net_cookie is
  * @cookie (0: all others; see rt_put_port_id()).
  */
-static struct sk_buff *rt_port_event_new(struct rt_dev *rdev,
-					 struct rt_port *p, u32 type, int prio,
-					 u64 value, u64 thresh,
-					 u64 duration_ms, u64 cookie)
+static struct sk_buff *rt_port_event_new(const struct rt_event *ev,
+					 u64 cookie)
 {
-	bool storm = type == ROCETUNE_EVENT_STORM_START ||
-		     type == ROCETUNE_EVENT_STORM_END;
-	bool crossing = type >= ROCETUNE_EVENT_STORM_START;
+	bool storm = ev->type == ROCETUNE_EVENT_STORM_START ||
+		     ev->type == ROCETUNE_EVENT_STORM_END;
+	bool crossing = ev->type >= ROCETUNE_EVENT_STORM_START;
 	struct sk_buff *skb;
 	void *hdr;
 
-	skb = rt_event_new(type, &hdr);
+	skb = rt_event_new(ev->type, &hdr);
 	if (!skb)
 		return NULL;
-	if (rt_put_port_id(skb, rdev, p, cookie) ||
-	    (prio >= 0 && nla_put_u8(skb, ROCETUNE_A_EVENT_PRIO, prio)) ||
+	if (rt_put_port_id(skb, ev->rdev, ev->p, cookie) ||
+	    (ev->prio >= 0 &&
+	     nla_put_u8(skb, ROCETUNE_A_EVENT_PRIO, ev->prio)) ||
 	    (crossing &&
-	     (nla_put_u64_64bit(skb, ROCETUNE_A_EVENT_VALUE, value,
+	     (nla_put_u64_64bit(skb, ROCETUNE_A_EVENT_VALUE, ev->value,
 				ROCETUNE_A_PAD) ||
-	      nla_put_u64_64bit(skb, ROCETUNE_A_EVENT_THRESH, thresh,
+	      nla_put_u64_64bit(skb, ROCETUNE_A_EVENT_THRESH, ev->thresh,
 				ROCETUNE_A_PAD))) ||
 	    (storm &&
-	     nla_put_u64_64bit(skb, ROCETUNE_A_EVENT_DURATION_MS, duration_ms,
-			       ROCETUNE_A_PAD))) {
+	     nla_put_u64_64bit(skb, ROCETUNE_A_EVENT_DURATION_MS,
+			       ev->duration_ms, ROCETUNE_A_PAD))) {
 		nlmsg_free(skb);
 		return NULL;
 	}
@@ -788,37 +782,33 @@ static struct sk_buff *rt_port_event_new(struct rt_dev *rdev,
 	return skb;
 }
 
-/**
- * rt_nl_port_event - send a port event
- * @rdev: the device
- * @p: the port
- * @type: enum rocetune_event, a port or threshold event
- * @prio: the priority of a pause-storm event, else -1
- * @value: the value that crossed (threshold and storm events)
- * @thresh: the threshold it crossed
- * @duration_ms: storm length (storm events)
- *
- * Context: process context, rdev->lock held, the device not dying.
- */
-void rt_nl_port_event(struct rt_dev *rdev, struct rt_port *p, u32 type,
-		      int prio, u64 value, u64 thresh, u64 duration_ms)
+/* A port event; see rt_notify_port() for its context. */
+static void rt_nl_send_port(const struct rt_event *ev)
 {
 	struct sk_buff *own, *other = NULL;
+	struct rt_port *p = ev->p;
 
 	/* The netdev's namespace is told its name, the others are not. */
-	own = rt_port_event_new(rdev, p, type, prio, value, thresh,
-				duration_ms, p->net_cookie);
+	own = rt_port_event_new(ev, p->net_cookie);
 	if (!own)
 		return;
 	if (p->ifindex || p->lower_ifindex) {
-		other = rt_port_event_new(rdev, p, type, prio, value, thresh,
-					  duration_ms, 0);
+		other = rt_port_event_new(ev, 0);
 		if (!other) {
 			nlmsg_free(own);
 			return;
 		}
 	}
-	rt_nl_send_event(rdev->ibdev, own, other, p->net_cookie);
+	rt_nl_send_event(ev->rdev->ibdev, own, other, p->net_cookie);
+}
+
+/* The sender of the events (rt_notify()), registered while the family is. */
+static void rt_nl_send(const struct rt_event *ev)
+{
+	if (ev->p)
+		rt_nl_send_port(ev);
+	else
+		rt_nl_send_dev(ev);
 }
 
 /* Family -------------------------------------------------------------------- */
@@ -885,7 +875,7 @@ static const struct genl_multicast_group rt_genl_mcgrps[] = {
 	},
 };
 
-struct genl_family rt_genl_family __ro_after_init = {
+static struct genl_family rt_genl_family __ro_after_init = {
 	.name = ROCETUNE_FAMILY_NAME,
 	.version = ROCETUNE_FAMILY_VERSION,
 	.netnsok = true,
@@ -909,10 +899,13 @@ int __init rt_nl_init(void)
 {
 	int err;
 
+	/* The QP handlers put their headers with it from the first request. */
+	rt_core_set_family(&rt_genl_family);
 	err = genl_register_family(&rt_genl_family);
 	if (err)
 		return err;
 	WRITE_ONCE(rt_nl_live, true);
+	rt_notify_register(rt_nl_send);
 	return 0;
 }
 
@@ -923,6 +916,7 @@ int __init rt_nl_init(void)
  */
 void rt_nl_fini(void)
 {
+	rt_notify_register(NULL);
 	WRITE_ONCE(rt_nl_live, false);
 	synchronize_rcu();
 	genl_unregister_family(&rt_genl_family);

@@ -253,11 +253,11 @@ static void rt_storm_end(struct rt_dev *rdev, struct rt_port *p, int prio,
 	struct rt_pfc *pfc = &p->pfc;
 
 	if (pfc->storm[prio])
-		rt_nl_port_event(rdev, p, ROCETUNE_EVENT_STORM_END, prio,
-				 pfc->rx_rate[prio], 0,
-				 div_u64(pfc->rx_last_ns[prio] -
-					 pfc->rx_since_ns[prio],
-					 NSEC_PER_MSEC));
+		rt_notify_port(rdev, p, ROCETUNE_EVENT_STORM_END, prio,
+			       pfc->rx_rate[prio], 0,
+			       div_u64(pfc->rx_last_ns[prio] -
+				       pfc->rx_since_ns[prio],
+				       NSEC_PER_MSEC));
 	pfc->storm[prio] = false;
 	pfc->rx_since_ns[prio] = 0;
 	pfc->rx_last_ns[prio] = 0;
@@ -290,9 +290,9 @@ static void rt_storm_check(struct rt_dev *rdev, struct rt_port *p, int prio,
 	len = now - pfc->rx_since_ns[prio];
 	if (!pfc->storm[prio] && len >= (u64)cfg->storm_ms * NSEC_PER_MSEC) {
 		pfc->storm[prio] = true;
-		rt_nl_port_event(rdev, p, ROCETUNE_EVENT_STORM_START, prio,
-				 pfc->rx_rate[prio], cfg->storm_ms,
-				 div_u64(len, NSEC_PER_MSEC));
+		rt_notify_port(rdev, p, ROCETUNE_EVENT_STORM_START, prio,
+			       pfc->rx_rate[prio], cfg->storm_ms,
+			       div_u64(len, NSEC_PER_MSEC));
 	}
 }
 

@@ -11,17 +11,23 @@
  *    with atomics.
  *  - rt_qpdev_mutex serializes adding and removing accounting devices and
  *    the verification work's use of their ib_device; readers of the
- *    device list use RCU.
+ *    device list use RCU.  A netlink request that does I/O on a device
+ *    holds a reference and the device's ibdev_sem instead, never the
+ *    mutex (rt_qpdev_ibdev_get()).
  *  - rt_qpdev.pend.lock (spinlock, BH-safe) serializes claiming and
  *    retiring the pending entries of a device (rocetune_qppend.c).
- *  - Order: rt_qpdev_mutex, then rt_qpdev.pend.lock, then rt_qp_lock.
+ *  - Order: rt_qpdev_mutex, then rt_qpdev.pend.lock, then rt_qp_lock;
+ *    rt_qpdev.ibdev_sem, then rt_qp_lock.  rt_qpdev_mutex and
+ *    rt_qpdev.ibdev_sem are never held together.
  */
 #ifndef _ROCETUNE_QP_H
 #define _ROCETUNE_QP_H
 
 #include <linux/atomic.h>
+#include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/rhashtable-types.h>
+#include <linux/rwsem.h>
 #include <linux/sched.h>
 #include <net/genetlink.h>
 #include <rdma/ib_verbs.h>
@@ -109,7 +115,7 @@ struct rt_qp_txkey {
  * @first_ns: CLOCK_MONOTONIC time of the first packet (coarse: the clock
  *	tick), 0 before it
  * @last_ns: likewise, of the last packet; written once a tick at most
- * @base: per top-K sample slot (rocetune_qp.c), the slot's counter when
+ * @base: per top-K sample slot (rocetune_qp_nl.c), the slot's counter when
  *	the top-K dump of generation @base[].gen took it (rt_qp_sample_mutex)
  * @rcu: deferred free
  * @rx: the counters of received packets (enum rt_qpc, see rt_qp_cnt())
@@ -224,6 +230,11 @@ struct rt_qppend {
 /**
  * struct rt_qpdev - an RDMA device known to QP accounting
  * @node: entry in rt_qpdevs (RCU)
+ * @ref: references: rt_qpdevs', and one per request that holds the device
+ *	(rt_qpdev_hold())
+ * @ibdev_sem: held for reading by a request across its use of @ibdev
+ *	(rt_qpdev_ibdev_get()), for writing by rt_qp_dev_remove() to set @dying
+ * @dying: rt_qp_dev_remove() is under way: a request no longer uses @ibdev
  * @ibdev: the device, valid until rt_qp_dev_remove()
  * @index: RDMA device index
  * @name: device name, under rt_qp_lock
@@ -250,6 +261,9 @@ struct rt_qppend {
  */
 struct rt_qpdev {
 	struct list_head node;
+	struct kref ref;
+	struct rw_semaphore ibdev_sem;	/* see above */
+	bool dying;
 	struct ib_device *ibdev;
 	u32 index;
 	char name[IB_DEVICE_NAME_MAX];
@@ -268,42 +282,27 @@ struct rt_qpdev {
 	int ifindex[];
 };
 
-/* rocetune_qp.c */
-extern struct genl_family rt_genl_family;
-extern struct list_head rt_qpdevs;
-extern struct mutex rt_qpdev_mutex;
-extern spinlock_t rt_qp_lock;
-extern struct list_head rt_qp_list;
+/* Bump a version that dumps compare; 0 means "none" to the netlink core. */
+static inline void rt_qp_seq_bump(unsigned int *seq)
+{
+	WRITE_ONCE(*seq, *seq + 1 ?: 1);
+}
+
+/*
+ * The files of QP accounting, each calling only those below it
+ * (Documentation/design.rst, "Layers"): rocetune_qp_nl.c (the netlink
+ * commands), rocetune_qpdev.c (the devices' lifetime), rocetune_nf.c (the
+ * datapath) and rocetune_qptrack.c (the verification), rocetune_qppend.c
+ * (the pending entries), rocetune_qp.c (the table and the device list).
+ */
+
+/* rocetune_qp_nl.c */
 extern const struct nla_policy rt_qp_get_policy[];
 extern const struct nla_policy rt_qp_set_policy[];
 extern const struct nla_policy rt_qp_stats_policy[];
 #define RT_QP_GET_MAXATTR	ROCETUNE_A_QP_TOP_SAMPLE
 #define RT_QP_SET_MAXATTR	ROCETUNE_A_QP_VERIFY_MS
 #define RT_QP_STATS_MAXATTR	ROCETUNE_A_DEV_NAME
-
-int __init rt_qp_init(void);
-void rt_qp_fini(void);
-int rt_qp_dev_add(struct ib_device *ibdev);
-void rt_qp_dev_remove(struct ib_device *ibdev);
-void rt_qp_dev_rename(struct ib_device *ibdev);
-struct rt_qpdev *rt_qpdev_by_ifindex(int ifindex);
-struct rt_qpdev *rt_qpdev_by_ibdev(const struct ib_device *ibdev);
-struct rt_qp *rt_qp_lookup(u32 dev, u32 qpn);
-struct rt_qp *rt_qp_find(struct rt_qpdev *qd, u32 qpn);
-struct rt_qp *rt_qp_alloc(struct rt_qpdev *qd, u32 qpn, gfp_t gfp);
-int rt_qp_adopt(struct rt_qp *qp);
-struct rt_qp *rt_qp_lookup_tx(struct rt_qpdev *qd, u32 rqpn,
-			      const u8 *daddr);
-void rt_qp_account(struct rt_qp *qp, const struct rt_pkt *pkt, bool tx);
-void rt_qp_connected(struct ib_qp *ibqp, u32 rqpn, const u8 *daddr);
-void rt_qp_set_meta(u32 dev, struct ib_qp *ibqp);
-int rt_qp_learned(struct rt_qpdev *qd, struct ib_qp *ibqp);
-void rt_qp_owner(struct rt_qp *qp, struct ib_qp *ibqp);
-void rt_qp_free(struct rt_qp *qp);
-void rt_qp_forget(u32 dev, u32 qpn);
-void rt_qp_kill(u32 dev, u32 qpn);
-bool rt_qp_next_entry(u32 dev, u32 *qpn);
-u64 rt_qp_linger_ns(void);
 
 int rt_qp_get_doit(struct sk_buff *skb, struct genl_info *info);
 int rt_qp_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
@@ -312,9 +311,33 @@ int rt_qp_set_doit(struct sk_buff *skb, struct genl_info *info);
 int rt_qp_stats_doit(struct sk_buff *skb, struct genl_info *info);
 int rt_qp_stats_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
 
+/* rocetune_qpdev.c */
+extern unsigned int rt_qpdev_seq;
+
+int __init rt_qpdev_init(void);
+void rt_qpdev_fini(void);
+int rt_qp_dev_add(struct ib_device *ibdev);
+void rt_qp_dev_remove(struct ib_device *ibdev);
+void rt_qp_dev_rename(struct ib_device *ibdev);
+struct rt_qpdev *rt_qpdev_find(u32 index, const char *name);
+void rt_qpdev_name(u32 index, char *buf);
+void rt_qpdev_hold(struct rt_qpdev *qd);
+void rt_qpdev_put(struct rt_qpdev *qd);
+struct ib_device *rt_qpdev_ibdev_get(struct rt_qpdev *qd);
+void rt_qpdev_ibdev_put(struct rt_qpdev *qd);
+int rt_qp_acct_set(struct rt_qpdev *qd, bool on);
+bool rt_qp_hooks(void);
+
 /* rocetune_nf.c */
 int rt_nf_register(void);
 void rt_nf_unregister(void);
+
+/* rocetune_qptrack.c */
+int __init rt_qptrack_init(void);
+void rt_qptrack_fini(void);
+void rt_qptrack_wake(void);
+u32 rt_qptrack_period(void);
+void rt_qptrack_set_period(u32 ms);
 
 /* rocetune_qppend.c */
 int rt_qppend_init(struct rt_qpdev *qd);
@@ -327,13 +350,44 @@ unsigned int rt_qppend_count_tx(struct rt_qpdev *qd);
 bool rt_qppend_verify(struct rt_qpdev *qd);
 bool rt_qppend_verify_tx(struct rt_qpdev *qd, u64 max_age_ns);
 
-/* rocetune_qptrack.c */
-int __init rt_qptrack_init(void);
-void rt_qptrack_fini(void);
-void rt_qptrack_kick(void);
-void rt_qptrack_wake(void);
-u32 rt_qptrack_period(void);
-void rt_qptrack_set_period(u32 ms);
-struct rdma_restrack_entry *rt_qptrack_res(struct ib_device *ibdev, u32 qpn);
+/* rocetune_qp.c */
+extern struct list_head rt_qpdevs;
+extern struct mutex rt_qpdev_mutex;
+extern spinlock_t rt_qp_lock;
+extern struct list_head rt_qp_list;
+
+int __init rt_qp_init(void);
+void rt_qp_fini(void);
+u32 rt_qp_linger_get(void);
+void rt_qp_linger_set(u32 ms);
+u64 rt_qp_linger_ns(void);
+u32 rt_qp_max_get(void);
+void rt_qp_max_set(u32 max);
+unsigned int rt_qp_count_get(void);
+u64 rt_qp_refused_get(void);
+u64 rt_qp_gen_get(void);
+u64 rt_qp_gen_next(void);
+unsigned int rt_qp_table_seq(void);
+unsigned long rt_qp_xa_index(u32 dev, u32 qpn);
+struct rt_qp *rt_qp_xa_find(unsigned long *idx, unsigned long max);
+void rt_qp_set_kick(void (*kick)(void));
+void rt_qp_kick(void);
+struct rdma_restrack_entry *rt_qp_res(struct ib_device *ibdev, u32 qpn);
+void rt_qp_flush(u32 dev, bool all);
+struct rt_qp *rt_qp_lookup(u32 dev, u32 qpn);
+struct rt_qp *rt_qp_alloc(struct rt_qpdev *qd, u32 qpn, gfp_t gfp);
+int rt_qp_adopt(struct rt_qp *qp);
+struct rt_qp *rt_qp_lookup_tx(struct rt_qpdev *qd, u32 rqpn,
+			      const u8 *daddr);
+void rt_qp_account(struct rt_qp *qp, const struct rt_pkt *pkt, bool tx);
+void rt_qp_connected(struct rt_qpdev *qd, struct ib_qp *ibqp, u32 rqpn,
+		     const u8 *daddr);
+void rt_qp_set_meta(u32 dev, struct ib_qp *ibqp);
+int rt_qp_learned(struct rt_qpdev *qd, struct ib_qp *ibqp);
+void rt_qp_owner(struct rt_qp *qp, struct ib_qp *ibqp);
+void rt_qp_free(struct rt_qp *qp);
+void rt_qp_forget(u32 dev, u32 qpn);
+void rt_qp_kill(u32 dev, u32 qpn);
+bool rt_qp_next_entry(u32 dev, u32 *qpn);
 
 #endif /* _ROCETUNE_QP_H */

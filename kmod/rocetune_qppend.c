@@ -118,7 +118,7 @@ static struct rt_qp *rt_qppend_claim(struct rt_qpdev *qd, struct rt_qppend *pd,
 out:
 	spin_unlock_bh(&pd->lock);
 	if (qp && qp == free)
-		rt_qptrack_kick();
+		rt_qp_kick();
 	if (qp)
 		return qp;
 full:
@@ -274,7 +274,7 @@ static void rt_qppend_reap(struct rt_qpdev *qd, bool all)
 	}
 	/* The rest soon, not a whole period later. */
 	if (!all && !list_empty(&qd->retired))
-		rt_qptrack_kick();
+		rt_qp_kick();
 }
 
 /* Queue the entries taken out for rt_qppend_reap(), in order. */
@@ -301,7 +301,7 @@ static int rt_qppend_promote(struct rt_qpdev *qd, struct rt_qp *qp)
 	struct ib_qp *ibqp;
 	int err;
 
-	res = rt_qptrack_res(qd->ibdev, qp->key.qpn);
+	res = rt_qp_res(qd->ibdev, qp->key.qpn);
 	if (IS_ERR(res))
 		return -ENOENT;
 	ibqp = container_of(res, struct ib_qp, res);

@@ -7,7 +7,7 @@
  * (rdma_restrack_count(), rdma_restrack_get_byid()) and ib_query_qp().  A
  * work runs once a verification period (VERIFY_MS) while some device
  * accounts; a quick run settles pending entries RT_QP_QUICK_MS after a
- * packet names a QP that has no entry (rt_qptrack_kick()).  For each
+ * packet names a QP that has no entry (rt_qp_kick()).  For each
  * accounting device the work:
  *  1. settles the local QP numbers seen in packets (rocetune_qppend.c):
  *     a real QP's pending entry moves into the table with its counts;
@@ -59,26 +59,6 @@ static bool rt_qptrack_live;
 
 /* Verification ------------------------------------------------------------- */
 
-/**
- * rt_qptrack_res - the RDMA core's resource tracking entry of a QP
- * @ibdev: the device
- * @qpn: the QP number
- *
- * Context: any context (only spinlocks are taken).
- * Return: the entry, referenced (rdma_restrack_put() it), or an ERR_PTR.
- */
-struct rdma_restrack_entry *rt_qptrack_res(struct ib_device *ibdev, u32 qpn)
-{
-	struct rdma_restrack_entry *res;
-
-	res = rdma_restrack_get_byid(ibdev, RDMA_RESTRACK_QP, qpn);
-	/* Special QPs are tracked as "qpn | port << 24". */
-	if (IS_ERR(res) && qpn <= 1)
-		res = rdma_restrack_get_byid(ibdev, RDMA_RESTRACK_QP,
-					     qpn | 1U << 24);
-	return res;
-}
-
 /* What a run of the work over one device needs. */
 struct rt_qptrack_run {
 	struct rt_qpdev *qd;
@@ -110,7 +90,7 @@ static void rt_qptrack_learn(struct rt_qptrack_run *r, struct ib_qp *ibqp,
 		return;
 	if (rdma_ah_get_ah_flags(&attr->ah_attr) & IB_AH_GRH)
 		daddr = rdma_ah_read_grh(&attr->ah_attr)->dgid.raw;
-	rt_qp_connected(ibqp, attr->dest_qp_num, daddr);
+	rt_qp_connected(r->qd, ibqp, attr->dest_qp_num, daddr);
 }
 
 /*
@@ -137,7 +117,7 @@ static bool rt_qptrack_verify(struct rt_qptrack_run *r, u32 qpn)
 	if (!qp)
 		return false;
 
-	res = rt_qptrack_res(qd->ibdev, qpn);
+	res = rt_qp_res(qd->ibdev, qpn);
 	if (IS_ERR(res)) {
 		/* Gone: it lingers, then goes. */
 		if (!dead_ns)
@@ -213,7 +193,7 @@ static int rt_qptrack_special(struct rt_qpdev *qd)
 		rcu_read_unlock();
 		if (known)
 			continue;
-		res = rt_qptrack_res(qd->ibdev, qpn);
+		res = rt_qp_res(qd->ibdev, qpn);
 		if (IS_ERR(res))
 			continue;
 		rdma_restrack_put(res);
@@ -348,14 +328,13 @@ static void rt_qptrack_quick_fn(struct work_struct *work)
 	kfree(r);
 }
 
-/**
- * rt_qptrack_kick - packets named a QP that has no entry
- *
- * A quick run settles the pending entries RT_QP_QUICK_MS from now, while
- * the QP still exists even when it lives briefly; a stream of kicks makes
- * one run per RT_QP_QUICK_MS at most.  Context: any context.
+/*
+ * Packets named a QP that has no entry (rt_qp_kick()).  A quick run
+ * settles the pending entries RT_QP_QUICK_MS from now, while the QP still
+ * exists even when it lives briefly; a stream of kicks makes one run per
+ * RT_QP_QUICK_MS at most.  Context: any context.
  */
-void rt_qptrack_kick(void)
+static void rt_qptrack_kick(void)
 {
 	if (READ_ONCE(rt_qptrack_live))
 		queue_delayed_work(system_wq, &rt_qptrack_quick,
@@ -389,6 +368,7 @@ int __init rt_qptrack_init(void)
 		pr_warn("qp_verify_ms=%u out of range, using %u\n",
 			qp_verify_ms, rt_qptrack_period_ms);
 	WRITE_ONCE(rt_qptrack_live, true);
+	rt_qp_set_kick(rt_qptrack_kick);
 	return 0;
 }
 
@@ -397,6 +377,7 @@ int __init rt_qptrack_init(void)
  */
 void rt_qptrack_fini(void)
 {
+	rt_qp_set_kick(NULL);
 	WRITE_ONCE(rt_qptrack_live, false);
 	cancel_delayed_work_sync(&rt_qptrack_quick);
 	cancel_delayed_work_sync(&rt_qptrack_work);

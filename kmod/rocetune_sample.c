@@ -11,7 +11,6 @@
  */
 
 #include <linux/if_vlan.h>
-#include <linux/math64.h>
 #include <linux/spinlock.h>
 
 #include "rocetune.h"
@@ -23,20 +22,6 @@ struct rt_config rt_cfg = {
 	.interval_ms = RT_INTERVAL_DEF_MS,
 	.storm_ms = RT_STORM_DEF_MS,
 };
-
-/**
- * rt_rate - per-second rate of an increase over an interval
- * @delta: the increase
- * @dt_ns: the interval in nanoseconds
- *
- * Return: @delta per second, 0 for an empty interval.
- */
-u64 rt_rate(u64 delta, u64 dt_ns)
-{
-	if (!dt_ns)
-		return 0;
-	return mul_u64_u64_div_u64(delta, NSEC_PER_SEC, dt_ns);
-}
 
 /**
  * rt_dev_config - the configuration in effect for a device
@@ -71,14 +56,14 @@ static void rt_thresh_check(struct rt_dev *rdev, struct rt_port *p,
 		st->low_samples = 0;
 		if (!st->high) {
 			st->high = true;
-			rt_nl_port_event(rdev, p, ev_high, -1, rate, thresh, 0);
+			rt_notify_port(rdev, p, ev_high, -1, rate, thresh, 0);
 		}
 		return;
 	}
 	if (st->high && (!thresh || ++st->low_samples >= RT_NORMAL_SAMPLES)) {
 		st->high = false;
 		st->low_samples = 0;
-		rt_nl_port_event(rdev, p, ev_normal, -1, rate, thresh, 0);
+		rt_notify_port(rdev, p, ev_normal, -1, rate, thresh, 0);
 	}
 }
 
@@ -118,8 +103,8 @@ static void rt_sample_port(struct rt_dev *rdev, struct rt_port *p, u64 now,
 	changed = state != p->state;
 	p->state = state;
 	if (p->sampled && changed)
-		rt_nl_port_event(rdev, p, ROCETUNE_EVENT_PORT_STATE, -1, 0, 0,
-				 0);
+		rt_notify_port(rdev, p, ROCETUNE_EVENT_PORT_STATE, -1, 0, 0,
+			       0);
 
 	ndev = rt_port_netdev(rdev->ibdev, p->port);
 	if (ndev && is_vlan_dev(ndev))
@@ -135,8 +120,8 @@ static void rt_sample_port(struct rt_dev *rdev, struct rt_port *p, u64 now,
 	strscpy(p->lower_name, lower ? lower->name : "",
 		sizeof(p->lower_name));
 	if (p->sampled && changed)
-		rt_nl_port_event(rdev, p, ROCETUNE_EVENT_PORT_NETDEV, -1, 0, 0,
-				 0);
+		rt_notify_port(rdev, p, ROCETUNE_EVENT_PORT_NETDEV, -1, 0, 0,
+			       0);
 
 	if (p->hw)
 		rt_counters_read(rdev, p, now, periodic);

@@ -270,6 +270,10 @@ setup() {
 	# RDMA core's client slot, sysfs) is in the baseline.
 	rt_kmod_load && "$RT_CLI" -j dev show > /dev/null && rmmod rocetune ||
 		return 1
+	# The workers wait for perftest's port with ss, which makes the
+	# kernel load inet_diag and tcp_diag (64 KiB of module memory on
+	# 6.12): load them before the baseline too.
+	rt_port_listening 1 || :
 	SLAB0=$(rt_kmalloc_bytes)
 	VMOD0=$(module_vmalloc)
 	MODS0=$(modules)

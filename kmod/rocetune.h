@@ -315,6 +315,12 @@ struct rt_event {
 	u64 duration_ms;
 };
 
+/* The policy of the device attributes, which every command accepts. */
+#define RT_POLICY_DEV							\
+	[ROCETUNE_A_DEV_INDEX] = { .type = NLA_U32 },			\
+	[ROCETUNE_A_DEV_NAME] = { .type = NLA_NUL_STRING,		\
+				  .len = IB_DEVICE_NAME_MAX - 1 }
+
 /* rocetune_core.c */
 void rt_core_set_family(const struct genl_family *family);
 const struct genl_family *rt_core_family(void);

@@ -290,24 +290,29 @@ static inline void rt_qp_seq_bump(unsigned int *seq)
 
 /*
  * The files of QP accounting, each calling only those below it
- * (Documentation/design.rst, "Layers"): rocetune_qp_nl.c (the netlink
+ * (Documentation/design.rst, "Layers"): rocetune_qp_nl.c,
+ * rocetune_qp_nl_set.c and rocetune_qp_nl_stats.c (the netlink
  * commands), rocetune_qpdev.c (the devices' lifetime), rocetune_nf.c (the
  * datapath) and rocetune_qptrack.c (the verification), rocetune_qppend.c
  * (the pending entries), rocetune_qp.c (the table and the device list).
  */
 
-/* rocetune_qp_nl.c */
-extern const struct nla_policy rt_qp_get_policy[];
-extern const struct nla_policy rt_qp_set_policy[];
-extern const struct nla_policy rt_qp_stats_policy[];
 #define RT_QP_GET_MAXATTR	ROCETUNE_A_QP_TOP_SAMPLE
 #define RT_QP_SET_MAXATTR	ROCETUNE_A_QP_VERIFY_MS
 #define RT_QP_STATS_MAXATTR	ROCETUNE_A_DEV_NAME
 
+/* rocetune_qp_nl.c */
+extern const struct nla_policy rt_qp_get_policy[];
 int rt_qp_get_doit(struct sk_buff *skb, struct genl_info *info);
 int rt_qp_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
 int rt_qp_get_done(struct netlink_callback *cb);
+
+/* rocetune_qp_nl_set.c */
+extern const struct nla_policy rt_qp_set_policy[];
 int rt_qp_set_doit(struct sk_buff *skb, struct genl_info *info);
+
+/* rocetune_qp_nl_stats.c */
+extern const struct nla_policy rt_qp_stats_policy[];
 int rt_qp_stats_doit(struct sk_buff *skb, struct genl_info *info);
 int rt_qp_stats_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
 
@@ -320,6 +325,8 @@ int rt_qp_dev_add(struct ib_device *ibdev);
 void rt_qp_dev_remove(struct ib_device *ibdev);
 void rt_qp_dev_rename(struct ib_device *ibdev);
 struct rt_qpdev *rt_qpdev_find(u32 index, const char *name);
+struct rt_qpdev *rt_qpdev_nl_find(struct net *net, struct nlattr **tb,
+				  struct netlink_ext_ack *extack);
 void rt_qpdev_name(u32 index, char *buf);
 void rt_qpdev_hold(struct rt_qpdev *qd);
 void rt_qpdev_put(struct rt_qpdev *qd);

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * rocetune: the netlink commands of QP accounting.
+ * rocetune: QP_GET, the per-QP counters of QP accounting.
  *
- * QP_GET (do and dump), QP_SET and QP_STATS_GET, whose handlers the
- * family's ops table (rocetune_nl.c) names; they read the table of
- * rocetune_qp.c and the devices of rocetune_qpdev.c, and put their
- * messages with the family that the core holds (rt_core_family()).
+ * QP_GET (do and dump), whose handlers the family's ops table
+ * (rocetune_nl.c) names; they read the table of rocetune_qp.c and the
+ * devices of rocetune_qpdev.c, and put their messages with the family
+ * that the core holds (rt_core_family()).  QP_SET and QP_STATS_GET have
+ * files of their own.
  *
  * Top-K samples: a top-K dump copies the ranked counter of every QP the
  * caller may see into the entry's base of one sample slot, tagged with the
@@ -84,33 +85,13 @@ static struct netlink_range_validation rt_qpn_range = {
 	.max = RT_PSN_MASK,
 };
 
-static struct netlink_range_validation rt_linger_range = {
-	.min = 0,
-	.max = RT_QP_KNOB_MAX_MS,
-};
-
-static struct netlink_range_validation rt_verify_range = {
-	.min = RT_QP_VERIFY_MIN_MS,
-	.max = RT_QP_KNOB_MAX_MS,
-};
-
-static struct netlink_range_validation rt_table_max_range = {
-	.min = 1,
-	.max = RT_QP_TABLE_LIMIT,
-};
-
 static struct netlink_range_validation rt_top_k_range = {
 	.min = 1,
 	.max = RT_QP_TOP_K_MAX,
 };
 
-#define RT_QP_POLICY_DEV						\
-	[ROCETUNE_A_DEV_INDEX] = { .type = NLA_U32 },			\
-	[ROCETUNE_A_DEV_NAME] = { .type = NLA_NUL_STRING,		\
-				  .len = IB_DEVICE_NAME_MAX - 1 }
-
 const struct nla_policy rt_qp_get_policy[RT_QP_GET_MAXATTR + 1] = {
-	RT_QP_POLICY_DEV,
+	RT_POLICY_DEV,
 	[ROCETUNE_A_QPN] = NLA_POLICY_FULL_RANGE(NLA_U32, &rt_qpn_range),
 	[ROCETUNE_A_QPN_MIN] = NLA_POLICY_FULL_RANGE(NLA_U32, &rt_qpn_range),
 	[ROCETUNE_A_QPN_MAX] = NLA_POLICY_FULL_RANGE(NLA_U32, &rt_qpn_range),
@@ -120,51 +101,6 @@ const struct nla_policy rt_qp_get_policy[RT_QP_GET_MAXATTR + 1] = {
 	[ROCETUNE_A_QP_TOP_SAMPLE] = NLA_POLICY_MIN(NLA_U64, 1),
 	[ROCETUNE_A_PORT_INDEX] = NLA_POLICY_MIN(NLA_U32, 1),
 };
-
-const struct nla_policy rt_qp_set_policy[RT_QP_SET_MAXATTR + 1] = {
-	RT_QP_POLICY_DEV,
-	[ROCETUNE_A_QP_ACCT] = NLA_POLICY_MAX(NLA_U8, 1),
-	[ROCETUNE_A_QP_TABLE_MAX] = NLA_POLICY_FULL_RANGE(NLA_U32,
-							  &rt_table_max_range),
-	[ROCETUNE_A_QP_LINGER_MS] = NLA_POLICY_FULL_RANGE(NLA_U32,
-							  &rt_linger_range),
-	[ROCETUNE_A_QP_VERIFY_MS] = NLA_POLICY_FULL_RANGE(NLA_U32,
-							  &rt_verify_range),
-};
-
-const struct nla_policy rt_qp_stats_policy[RT_QP_STATS_MAXATTR + 1] = {
-	RT_QP_POLICY_DEV,
-};
-
-/*
- * The device named by the request, or NULL, if the caller's namespace may
- * see it; rcu or rt_qpdev_mutex held.
- */
-static struct rt_qpdev *rt_qp_nl_dev(struct net *net, struct nlattr **tb,
-				     struct netlink_ext_ack *extack)
-{
-	struct nlattr *a_idx = tb[ROCETUNE_A_DEV_INDEX];
-	struct nlattr *a_name = tb[ROCETUNE_A_DEV_NAME];
-	struct rt_qpdev *qd;
-
-	if (!a_idx && !a_name)
-		return NULL;
-	qd = rt_qpdev_find(a_idx ? nla_get_u32(a_idx) : 0,
-			   a_name ? nla_data(a_name) : NULL);
-	if (qd && !rdma_dev_access_netns(qd->ibdev, net))
-		qd = NULL;
-	if (!qd) {
-		NL_SET_ERR_MSG_ATTR(extack, a_name ?: a_idx,
-				    "no RDMA device by this name or index");
-		return ERR_PTR(-ENODEV);
-	}
-	if (a_idx && a_name && qd->index != nla_get_u32(a_idx)) {
-		NL_SET_ERR_MSG_ATTR(extack, a_idx,
-				    "device index and name refer to different devices");
-		return ERR_PTR(-EINVAL);
-	}
-	return qd;
-}
 
 /**
  * struct rt_qp_snap - a copy of one entry, taken under rt_qp_lock
@@ -485,7 +421,7 @@ int rt_qp_get_doit(struct sk_buff *skb, struct genl_info *info)
 	 * across the device's I/O.
 	 */
 	rcu_read_lock();
-	qd = rt_qp_nl_dev(genl_info_net(info), info->attrs, info->extack);
+	qd = rt_qpdev_nl_find(genl_info_net(info), info->attrs, info->extack);
 	if (!IS_ERR(qd))
 		rt_qpdev_hold(qd);
 	rcu_read_unlock();
@@ -754,7 +690,7 @@ static int rt_qp_sel_parse(struct net *net, struct nlattr **tb,
 	if (tb[ROCETUNE_A_PORT_INDEX])
 		sel->port = nla_get_u32(tb[ROCETUNE_A_PORT_INDEX]);
 	rcu_read_lock();
-	qd = rt_qp_nl_dev(net, tb, extack);
+	qd = rt_qpdev_nl_find(net, tb, extack);
 	if (!IS_ERR_OR_NULL(qd)) {
 		sel->filtered = true;
 		sel->dev = qd->index;
@@ -1039,188 +975,4 @@ int rt_qp_get_done(struct netlink_callback *cb)
 	kvfree((void *)cb->args[0]);
 	cb->args[0] = 0;
 	return 0;
-}
-
-/**
- * rt_qp_set_doit - QP_SET: accounting on/off per device, table maximum,
- *	linger time and verification period
- * @skb: the request
- * @info: its attributes
- *
- * Turning accounting off drops the device's entries.
- *
- * Return: 0 or a negative errno.
- */
-int rt_qp_set_doit(struct sk_buff *skb, struct genl_info *info)
-{
-	struct nlattr *a_acct = info->attrs[ROCETUNE_A_QP_ACCT];
-	struct nlattr *a_max = info->attrs[ROCETUNE_A_QP_TABLE_MAX];
-	struct nlattr *a_linger = info->attrs[ROCETUNE_A_QP_LINGER_MS];
-	struct nlattr *a_verify = info->attrs[ROCETUNE_A_QP_VERIFY_MS];
-	struct rt_qpdev *qd = NULL;
-	int err = 0;
-
-	if (!a_acct && !a_max && !a_linger && !a_verify) {
-		GENL_SET_ERR_MSG(info, "nothing to set");
-		return -EINVAL;
-	}
-	/* Everything is checked before anything changes. */
-	mutex_lock(&rt_qpdev_mutex);
-	if (a_acct) {
-		qd = rt_qp_nl_dev(genl_info_net(info), info->attrs,
-				  info->extack);
-		if (IS_ERR_OR_NULL(qd)) {
-			if (!qd)
-				GENL_SET_ERR_MSG(info, "ACCT needs a device");
-			err = qd ? PTR_ERR(qd) : -EINVAL;
-			mutex_unlock(&rt_qpdev_mutex);
-			return err;
-		}
-		if (nla_get_u8(a_acct) && !qd->sw) {
-			NL_SET_ERR_MSG_ATTR(info->extack, a_acct,
-					    "per-QP packet accounting needs a software RoCE device: a hardware device's packets do not cross the IP stack");
-			mutex_unlock(&rt_qpdev_mutex);
-			return -EOPNOTSUPP;
-		}
-		/* The only step that can fail comes first. */
-		err = rt_qp_acct_set(qd, nla_get_u8(a_acct));
-		if (err) {
-			NL_SET_ERR_MSG_ATTR(info->extack, a_acct,
-					    "cannot register the netfilter hooks");
-			mutex_unlock(&rt_qpdev_mutex);
-			return err;
-		}
-		if (!qd->acct) {
-			/* Hooks and the verification stop finding the device first. */
-			synchronize_rcu();
-			rt_qp_flush(qd->index, false);
-		}
-	}
-	if (a_max)
-		rt_qp_max_set(nla_get_u32(a_max));
-	if (a_linger)
-		rt_qp_linger_set(nla_get_u32(a_linger));
-	mutex_unlock(&rt_qpdev_mutex);
-	if (a_verify)
-		rt_qptrack_set_period(nla_get_u32(a_verify));
-	return 0;
-}
-
-static int rt_qp_stats_fill(struct sk_buff *skb, struct rt_qpdev *qd,
-			    u32 portid, u32 seq, int flags)
-{
-	char name[IB_DEVICE_NAME_MAX];
-	void *hdr;
-
-	spin_lock_bh(&rt_qp_lock);
-	strscpy(name, qd->name, sizeof(name));
-	spin_unlock_bh(&rt_qp_lock);
-	hdr = genlmsg_put(skb, portid, seq, rt_core_family(), flags,
-			  ROCETUNE_CMD_QP_STATS_GET);
-	if (!hdr)
-		return -EMSGSIZE;
-	if (nla_put_u32(skb, ROCETUNE_A_DEV_INDEX, qd->index) ||
-	    nla_put_string(skb, ROCETUNE_A_DEV_NAME, name) ||
-	    nla_put_u8(skb, ROCETUNE_A_QP_ACCT, READ_ONCE(qd->acct)) ||
-	    nla_put_u8(skb, ROCETUNE_A_QP_LOOPBACK_UNSEEN, qd->sw) ||
-	    nla_put_u64_64bit(skb, ROCETUNE_A_QP_UNATTR_RX,
-			      atomic64_read(&qd->unattr_rx), ROCETUNE_A_PAD) ||
-	    nla_put_u64_64bit(skb, ROCETUNE_A_QP_UNATTR_TX,
-			      atomic64_read(&qd->unattr_tx), ROCETUNE_A_PAD) ||
-	    nla_put_u32(skb, ROCETUNE_A_QP_PENDING, rt_qppend_count(qd)) ||
-	    nla_put_u8(skb, ROCETUNE_A_QP_DEGRADED, READ_ONCE(qd->overflow)) ||
-	    nla_put_u8(skb, ROCETUNE_A_QP_HOOKS, rt_qp_hooks()) ||
-	    nla_put_u32(skb, ROCETUNE_A_QP_TABLE_MAX, rt_qp_max_get()) ||
-	    nla_put_u32(skb, ROCETUNE_A_QP_LINGER_MS, rt_qp_linger_get()) ||
-	    nla_put_u32(skb, ROCETUNE_A_QP_VERIFY_MS, rt_qptrack_period()) ||
-	    nla_put_u32(skb, ROCETUNE_A_QP_TABLE_COUNT, rt_qp_count_get()) ||
-	    nla_put_u64_64bit(skb, ROCETUNE_A_QP_REFUSED, rt_qp_refused_get(),
-			      ROCETUNE_A_PAD) ||
-	    nla_put_u64_64bit(skb, ROCETUNE_A_QP_GEN,
-			      rt_qp_gen_get(), ROCETUNE_A_PAD)) {
-		genlmsg_cancel(skb, hdr);
-		return -EMSGSIZE;
-	}
-	genlmsg_end(skb, hdr);
-	return 0;
-}
-
-/**
- * rt_qp_stats_doit - QP_STATS_GET do: accounting state of one device
- * @skb: the request
- * @info: its attributes
- *
- * Return: 0 or a negative errno.
- */
-int rt_qp_stats_doit(struct sk_buff *skb, struct genl_info *info)
-{
-	struct rt_qpdev *qd;
-	struct sk_buff *msg;
-	int err;
-
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	if (!msg)
-		return -ENOMEM;
-	mutex_lock(&rt_qpdev_mutex);
-	qd = rt_qp_nl_dev(genl_info_net(info), info->attrs, info->extack);
-	if (IS_ERR_OR_NULL(qd)) {
-		if (!qd)
-			GENL_SET_ERR_MSG(info, "a device index or name is required");
-		err = qd ? PTR_ERR(qd) : -EINVAL;
-		mutex_unlock(&rt_qpdev_mutex);
-		nlmsg_free(msg);
-		return err;
-	}
-	err = rt_qp_stats_fill(msg, qd, info->snd_portid, info->snd_seq, 0);
-	mutex_unlock(&rt_qpdev_mutex);
-	if (err) {
-		nlmsg_free(msg);
-		return err;
-	}
-	return genlmsg_reply(msg, info);
-}
-
-/**
- * rt_qp_stats_dumpit - QP_STATS_GET dump: every device, by index
- * @skb: the message to fill
- * @cb: the dump; cb->args[0] is the next device index
- *
- * A pass after a device came or went marks the dump NLM_F_DUMP_INTR.
- *
- * Return: the length of @skb or a negative errno.
- */
-int rt_qp_stats_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
-{
-	u32 next = cb->args[0], best;
-	struct rt_qpdev *qd, *pick;
-	unsigned int off;
-	int err = 0;
-
-	mutex_lock(&rt_qpdev_mutex);
-	cb->seq = rt_qpdev_seq;
-	for (;;) {
-		pick = NULL;
-		best = U32_MAX;
-		list_for_each_entry(qd, &rt_qpdevs, node)
-			if (qd->index >= next && qd->index <= best &&
-			    rdma_dev_access_netns(qd->ibdev,
-						  sock_net(cb->skb->sk))) {
-				pick = qd;
-				best = qd->index;
-			}
-		if (!pick)
-			break;
-		off = skb->len;
-		err = rt_qp_stats_fill(skb, pick, NETLINK_CB(cb->skb).portid,
-				       cb->nlh->nlmsg_seq, NLM_F_MULTI);
-		if (err)
-			break;
-		rt_dump_check(cb, skb, off);
-		next = pick->index + 1;
-	}
-	mutex_unlock(&rt_qpdev_mutex);
-	cb->args[0] = next;
-	if (err == -EMSGSIZE && skb->len)
-		return skb->len;
-	return err ?: skb->len;
 }

@@ -53,6 +53,42 @@ struct rt_qpdev *rt_qpdev_find(u32 index, const char *name)
 }
 
 /**
+ * rt_qpdev_nl_find - the device a netlink request names
+ * @net: the caller's network namespace
+ * @tb: the request's attributes (DEV_INDEX and/or DEV_NAME)
+ * @extack: where a failure is explained
+ *
+ * Context: rcu_read_lock() or rt_qpdev_mutex held, as for rt_qpdev_find().
+ * Return: the device, if @net may see it; NULL when the request names
+ * none; an ERR_PTR with @extack set when it names no such device, or two.
+ */
+struct rt_qpdev *rt_qpdev_nl_find(struct net *net, struct nlattr **tb,
+				  struct netlink_ext_ack *extack)
+{
+	struct nlattr *a_idx = tb[ROCETUNE_A_DEV_INDEX];
+	struct nlattr *a_name = tb[ROCETUNE_A_DEV_NAME];
+	struct rt_qpdev *qd;
+
+	if (!a_idx && !a_name)
+		return NULL;
+	qd = rt_qpdev_find(a_idx ? nla_get_u32(a_idx) : 0,
+			   a_name ? nla_data(a_name) : NULL);
+	if (qd && !rdma_dev_access_netns(qd->ibdev, net))
+		qd = NULL;
+	if (!qd) {
+		NL_SET_ERR_MSG_ATTR(extack, a_name ?: a_idx,
+				    "no RDMA device by this name or index");
+		return ERR_PTR(-ENODEV);
+	}
+	if (a_idx && a_name && qd->index != nla_get_u32(a_idx)) {
+		NL_SET_ERR_MSG_ATTR(extack, a_idx,
+				    "device index and name refer to different devices");
+		return ERR_PTR(-EINVAL);
+	}
+	return qd;
+}
+
+/**
  * rt_qpdev_hold - take a reference to a device
  * @qd: a device found in rt_qpdevs (rt_qpdev_find())
  *

@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * rocetune: QP_STATS_GET, the state of QP accounting per device.
+ *
+ * Whether a device accounts, what could not be attributed to a QP, the
+ * pending entries, whether attribution is degraded, and the table's
+ * size, maximum and generation.  A dump lists every device the caller's
+ * network namespace may see, by index.
+ */
+
+#include <net/netlink.h>
+#include <rdma/ib_verbs.h>
+
+#include "rocetune.h"
+#include "rocetune_qp.h"
+
+const struct nla_policy rt_qp_stats_policy[RT_QP_STATS_MAXATTR + 1] = {
+	RT_POLICY_DEV,
+};
+
+static int rt_qp_stats_fill(struct sk_buff *skb, struct rt_qpdev *qd,
+			    u32 portid, u32 seq, int flags)
+{
+	char name[IB_DEVICE_NAME_MAX];
+	void *hdr;
+
+	spin_lock_bh(&rt_qp_lock);
+	strscpy(name, qd->name, sizeof(name));
+	spin_unlock_bh(&rt_qp_lock);
+	hdr = genlmsg_put(skb, portid, seq, rt_core_family(), flags,
+			  ROCETUNE_CMD_QP_STATS_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, ROCETUNE_A_DEV_INDEX, qd->index) ||
+	    nla_put_string(skb, ROCETUNE_A_DEV_NAME, name) ||
+	    nla_put_u8(skb, ROCETUNE_A_QP_ACCT, READ_ONCE(qd->acct)) ||
+	    nla_put_u8(skb, ROCETUNE_A_QP_LOOPBACK_UNSEEN, qd->sw) ||
+	    nla_put_u64_64bit(skb, ROCETUNE_A_QP_UNATTR_RX,
+			      atomic64_read(&qd->unattr_rx), ROCETUNE_A_PAD) ||
+	    nla_put_u64_64bit(skb, ROCETUNE_A_QP_UNATTR_TX,
+			      atomic64_read(&qd->unattr_tx), ROCETUNE_A_PAD) ||
+	    nla_put_u32(skb, ROCETUNE_A_QP_PENDING, rt_qppend_count(qd)) ||
+	    nla_put_u8(skb, ROCETUNE_A_QP_DEGRADED, READ_ONCE(qd->overflow)) ||
+	    nla_put_u8(skb, ROCETUNE_A_QP_HOOKS, rt_qp_hooks()) ||
+	    nla_put_u32(skb, ROCETUNE_A_QP_TABLE_MAX, rt_qp_max_get()) ||
+	    nla_put_u32(skb, ROCETUNE_A_QP_LINGER_MS, rt_qp_linger_get()) ||
+	    nla_put_u32(skb, ROCETUNE_A_QP_VERIFY_MS, rt_qptrack_period()) ||
+	    nla_put_u32(skb, ROCETUNE_A_QP_TABLE_COUNT, rt_qp_count_get()) ||
+	    nla_put_u64_64bit(skb, ROCETUNE_A_QP_REFUSED, rt_qp_refused_get(),
+			      ROCETUNE_A_PAD) ||
+	    nla_put_u64_64bit(skb, ROCETUNE_A_QP_GEN,
+			      rt_qp_gen_get(), ROCETUNE_A_PAD)) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(skb, hdr);
+	return 0;
+}
+
+/**
+ * rt_qp_stats_doit - QP_STATS_GET do: accounting state of one device
+ * @skb: the request
+ * @info: its attributes
+ *
+ * Return: 0 or a negative errno.
+ */
+int rt_qp_stats_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct rt_qpdev *qd;
+	struct sk_buff *msg;
+	int err;
+
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	mutex_lock(&rt_qpdev_mutex);
+	qd = rt_qpdev_nl_find(genl_info_net(info), info->attrs, info->extack);
+	if (IS_ERR_OR_NULL(qd)) {
+		if (!qd)
+			GENL_SET_ERR_MSG(info, "a device index or name is required");
+		err = qd ? PTR_ERR(qd) : -EINVAL;
+		mutex_unlock(&rt_qpdev_mutex);
+		nlmsg_free(msg);
+		return err;
+	}
+	err = rt_qp_stats_fill(msg, qd, info->snd_portid, info->snd_seq, 0);
+	mutex_unlock(&rt_qpdev_mutex);
+	if (err) {
+		nlmsg_free(msg);
+		return err;
+	}
+	return genlmsg_reply(msg, info);
+}
+
+/**
+ * rt_qp_stats_dumpit - QP_STATS_GET dump: every device, by index
+ * @skb: the message to fill
+ * @cb: the dump; cb->args[0] is the next device index
+ *
+ * A pass after a device came or went marks the dump NLM_F_DUMP_INTR.
+ *
+ * Return: the length of @skb or a negative errno.
+ */
+int rt_qp_stats_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	u32 next = cb->args[0], best;
+	struct rt_qpdev *qd, *pick;
+	unsigned int off;
+	int err = 0;
+
+	mutex_lock(&rt_qpdev_mutex);
+	cb->seq = rt_qpdev_seq;
+	for (;;) {
+		pick = NULL;
+		best = U32_MAX;
+		list_for_each_entry(qd, &rt_qpdevs, node)
+			if (qd->index >= next && qd->index <= best &&
+			    rdma_dev_access_netns(qd->ibdev,
+						  sock_net(cb->skb->sk))) {
+				pick = qd;
+				best = qd->index;
+			}
+		if (!pick)
+			break;
+		off = skb->len;
+		err = rt_qp_stats_fill(skb, pick, NETLINK_CB(cb->skb).portid,
+				       cb->nlh->nlmsg_seq, NLM_F_MULTI);
+		if (err)
+			break;
+		rt_dump_check(cb, skb, off);
+		next = pick->index + 1;
+	}
+	mutex_unlock(&rt_qpdev_mutex);
+	cb->args[0] = next;
+	if (err == -EMSGSIZE && skb->len)
+		return skb->len;
+	return err ?: skb->len;
+}

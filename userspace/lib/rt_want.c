@@ -17,7 +17,7 @@
 #include <net/if.h>
 
 #include "rt_util.h"
-#include "rt_apply.h"
+#include "rt_want.h"
 #include "rt_ccfile.h"
 #include "rt_dcb.h"
 #include "rt_ethtool.h"

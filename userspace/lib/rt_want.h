@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * rocetune user-space library: what a profile wants on a NIC, and the real
+ * backends that read and write a NIC's settings.
+ */
+#ifndef RT_WANT_H
+#define RT_WANT_H
+
+#include <stddef.h>
+
+#include "rt_nic.h"
+#include "rt_profile.h"
+#include "rt_setting.h"
+
+/*
+ * The real backends: DCB netlink, ethtool, vendor cc files (rt_want.c);
+ * their context is a struct rt_sys_ctx, zeroed before the first use.
+ */
+extern const struct rt_backend_ops rt_backend_sys;
+
+struct rt_dcb;
+
+struct rt_sys_ctx {
+	struct rt_dcb *dcb;		/* opened on first use */
+};
+
+void rt_sys_ctx_close(struct rt_sys_ctx *ctx);
+
+/* rt_cc_file() - the vendor file of a cc key, NULL if the vendor has none. */
+const char *rt_cc_file(enum rt_cc_vendor vendor, unsigned int key);
+
+/*
+ * rt_want_build() - the state @p wants on @nic, given its current state
+ * @cur: every setting the profile governs, with what the profile leaves
+ * unsaid taken from @cur.  NIC-dependent errors go to @d, each naming the
+ * profile's file:line and key; returns 0 or -EINVAL.
+ */
+int rt_want_build(const struct rt_profile *p, const struct rt_nic *nic,
+		  const struct rt_nic_state *cur, struct rt_state *want,
+		  struct rt_diag *d);
+/* rt_want_needs() - the parts of a NIC's state @p governs (RT_NEED_*). */
+unsigned int rt_want_needs(const struct rt_profile *p);
+
+#endif /* RT_WANT_H */

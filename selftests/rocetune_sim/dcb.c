@@ -12,50 +12,6 @@
 
 #include "rsim.h"
 
-/**
- * rsim_set_begin() - account for a set operation that reached the device
- * @rsim: the device
- * @err: where to store the result when the operation is not to be done
- *
- * Every set operation calls this first, before it validates anything: a
- * dcbnl set op, set_tunable and a write to a congestion control file.  It
- * counts the operation in set_count and consumes the injection knobs:
- * fail_next_set, then the countdowns of fail_set and ignore_set, which
- * every operation advances.  Failing wins over ignoring when both fall on
- * the same operation.
- *
- * Return: true if the operation is to be done; false if it is to return
- * @err at once: a negative errno (an injected failure) or 0 (ignored: it
- * reports success and changes nothing).
- */
-bool rsim_set_begin(struct rsim_dev *rsim, int *err)
-{
-	int fail = atomic_xchg(&rsim->fail_next_set, 0);
-	bool ignore = false;
-
-	atomic64_inc(&rsim->set_count);
-	spin_lock(&rsim->set_lock);
-	if (rsim->fail_set_err) {
-		if (rsim->fail_set_skip) {
-			rsim->fail_set_skip--;
-		} else {
-			if (!fail)
-				fail = rsim->fail_set_err;
-			rsim->fail_set_err = 0;
-		}
-	}
-	if (rsim->ignore_set_skip > 0) {
-		rsim->ignore_set_skip--;
-	} else if (!rsim->ignore_set_skip) {
-		ignore = true;
-		rsim->ignore_set_skip = -1;
-	}
-	spin_unlock(&rsim->set_lock);
-
-	*err = -fail;
-	return !fail && !ignore;
-}
-
 void rsim_dcb_init(struct rsim_dev *rsim)
 {
 	int i;

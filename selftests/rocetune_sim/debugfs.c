@@ -46,54 +46,6 @@ static struct dentry *rsim_ddir;
  */
 static struct dentry *rsim_drv_dirs[RSIM_NUM_PERSONALITIES];
 
-/* Counter names: PFC ones are the same for every personality. */
-static char rsim_pfc_names[RSIM_C_HW][ETH_GSTRING_LEN];
-
-void rsim_counters_init(void)
-{
-	unsigned int p;
-
-	for (p = 0; p < RSIM_NUM_PRIO; p++) {
-		snprintf(rsim_pfc_names[RSIM_C_RX_PAUSE + p], ETH_GSTRING_LEN,
-			 "rx_prio%u_pause", p);
-		snprintf(rsim_pfc_names[RSIM_C_TX_PAUSE + p], ETH_GSTRING_LEN,
-			 "tx_prio%u_pause", p);
-		snprintf(rsim_pfc_names[RSIM_C_RX_PAUSE_DUR + p],
-			 ETH_GSTRING_LEN, "rx_prio%u_pause_duration", p);
-		snprintf(rsim_pfc_names[RSIM_C_TX_PAUSE_DUR + p],
-			 ETH_GSTRING_LEN, "tx_prio%u_pause_duration", p);
-	}
-	strscpy(rsim_pfc_names[RSIM_C_STORM_WARN],
-		"tx_pause_storm_warning_events", ETH_GSTRING_LEN);
-	strscpy(rsim_pfc_names[RSIM_C_STORM_ERR],
-		"tx_pause_storm_error_events", ETH_GSTRING_LEN);
-}
-
-const char *rsim_cnt_name(const struct rsim_dev *rsim, unsigned int idx)
-{
-	if (idx < RSIM_C_HW)
-		return rsim_pfc_names[idx];
-	return rsim->info->hw[idx - RSIM_C_HW].name;
-}
-
-int rsim_cnt_lookup(const struct rsim_dev *rsim, const char *name)
-{
-	unsigned int i;
-
-	for (i = 0; i < rsim->num_cnt; i++)
-		if (!strcmp(name, rsim_cnt_name(rsim, i)))
-			return i;
-	return -ENOENT;
-}
-
-/* Counters that are 32 bit in the real device wrap at 2^32. */
-u64 rsim_cnt_mask(const struct rsim_dev *rsim, unsigned int idx)
-{
-	if (idx >= RSIM_C_HW && rsim->info->hw[idx - RSIM_C_HW].is_32bit)
-		return U32_MAX;
-	return U64_MAX;
-}
-
 /* Copy a short command from user space, NUL-terminated. */
 static int rsim_copy_cmd(char *kbuf, size_t size, const char __user *ubuf,
 			 size_t count)
@@ -162,46 +114,6 @@ static const struct file_operations rsim_cnt_fops = {
 };
 
 /* Counter growth ----------------------------------------------------- */
-
-/**
- * rsim_grow_advance() - bring growing counters up to date
- * @rsim: the device, with @rsim->stats_lock held
- * @now: the time to advance to, in jiffies
- *
- * Every reader of counters calls this first, so that a counter growing at
- * a rate is exact whenever it is read, not only at the work's ticks.
- *
- * Return: true if a growth is still active.
- */
-bool rsim_grow_advance(struct rsim_dev *rsim, unsigned long now)
-{
-	bool left = false;
-	unsigned int i;
-	u32 rem;
-	u64 add;
-
-	lockdep_assert_held(&rsim->stats_lock);
-	for (i = 0; i < RSIM_MAX_GROW; i++) {
-		struct rsim_grow *g = &rsim->grow[i];
-		unsigned long upto = now;
-
-		if (!g->active)
-			continue;
-		if (g->end && time_after_eq(now, g->end))
-			upto = g->end;
-		add = div_u64_rem(g->rate * jiffies_to_msecs(upto - g->last) +
-				  g->rem, 1000, &rem);
-		g->rem = rem;
-		g->last = upto;
-		rsim->cnt[g->idx] = (rsim->cnt[g->idx] + add) &
-				    rsim_cnt_mask(rsim, g->idx);
-		if (g->end && upto == g->end)
-			g->active = false;
-		else
-			left = true;
-	}
-	return left;
-}
 
 static void rsim_grow_work(struct work_struct *work)
 {

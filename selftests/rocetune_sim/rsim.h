@@ -168,18 +168,19 @@ static inline struct rsim_dev *rsim_from_netdev(struct net_device *dev)
 	return priv->rsim;
 }
 
-/* counters (debugfs.c) */
+/* model.c */
 const char *rsim_cnt_name(const struct rsim_dev *rsim, unsigned int idx);
 int rsim_cnt_lookup(const struct rsim_dev *rsim, const char *name);
 u64 rsim_cnt_mask(const struct rsim_dev *rsim, unsigned int idx);
 void rsim_counters_init(void);
+bool rsim_grow_advance(struct rsim_dev *rsim, unsigned long now);
+bool rsim_set_begin(struct rsim_dev *rsim, int *err);
 
 /* debugfs.c */
 int rsim_debugfs_init(void);
 void rsim_debugfs_exit(void);
 int rsim_dev_debugfs_init(struct rsim_dev *rsim);
 void rsim_dev_debugfs_exit(struct rsim_dev *rsim);
-bool rsim_grow_advance(struct rsim_dev *rsim, unsigned long now);
 
 /* netdev.c */
 int rsim_netdev_init(struct rsim_dev *rsim);
@@ -190,7 +191,6 @@ void rsim_link_flap(struct rsim_dev *rsim);
 extern const struct dcbnl_rtnl_ops rsim_dcbnl_ops;
 extern const struct dcbnl_rtnl_ops rsim_dcbnl_ops_basic;
 void rsim_dcb_init(struct rsim_dev *rsim);
-bool rsim_set_begin(struct rsim_dev *rsim, int *err);
 
 /* ethtool.c */
 extern const struct ethtool_ops rsim_ethtool_ops;

@@ -10,7 +10,8 @@
 # PID namespace sees it; and that a dump across a change of the QPs or of
 # the devices is marked NLM_F_DUMP_INTR, and the CLI then runs it again.
 
-ALL_TESTS="top_k_and_delta top_k_since_sample owners_per_reader dump_interrupted"
+ALL_TESTS="top_k_and_delta top_k_since_sample owners_per_reader dump_interrupted
+	dev_show_retry"
 
 source "$(dirname "$0")/qp_lib.sh"
 
@@ -295,6 +296,90 @@ dump_interrupted() {
 	log_test "dumps that change under the reader are marked NLM_F_DUMP_INTR (QPs, devices); the CLI runs them again"
 }
 
+# dump_held PID: process PID (not a child of it) has a dump under way on
+# one of its generic netlink sockets, with its first part filled and queued
+# unread: /proc/net/netlink, the row of the socket's inode, says Eth 16
+# (NETLINK_GENERIC), Dump 1 (the kernel's callback is running) and Rmem
+# above 0.
+dump_held() {
+	local fd ino
+
+	for fd in /proc/"$1"/fd/*; do
+		ino=$(readlink "$fd") || continue
+		case $ino in socket:*) ;; *) continue ;; esac
+		ino=${ino#socket:[}
+		ino=${ino%]}
+		awk -v ino="$ino" '$2 == 16 && $5 > 0 && $7 == 1 && $10 == ino { f = 1 }
+			END { exit !f }' /proc/net/netlink && return 0
+	done
+	return 1
+}
+
+# roce_devs: the RDMA devices with a RoCE port, by rdma and sysfs (not by
+# rocetune): a sorted JSON array of their names.
+roce_devs() {
+	local d p
+
+	for d in $(rdma -j dev show | jq -r '.[].ifname'); do
+		for p in /sys/class/infiniband/"$d"/ports/*/link_layer; do
+			if [ "$(cat "$p")" = Ethernet ]; then
+				echo "$d"
+				break
+			fi
+		done
+	done | jq -R . | jq -sc sort
+}
+
+# dev_show_retry: "dev show" while a device comes, as cli_retry for QPs.
+# strace holds the CLI's DEV_GET sendmsg() (the second; the first asks for
+# the family) for 8 s after it returned: the kernel has filled the dump's
+# first part then, which dump_held sees.  A simulated NIC comes meanwhile;
+# its index is above every other, so the dump's next part meets it and is
+# marked NLM_F_DUMP_INTR, and the CLI must send DEV_GET again and print the
+# second, complete dump.  A device that came before the dump began leaves
+# it undisturbed (DEV_GET sent once), one that came after it ended is not
+# printed and finds the CLI gone ("came too late"): neither passes.
+dev_show_retry() {
+	local pid cli n got want new=rsim_ib$SIM_ID
+
+	RET=0
+	[ -d /sys/module/rocetune ] || qp_reload
+	check_err $? "cannot load rocetune.ko"
+	rt_sim_load
+	check_err $? "cannot load rocetune_sim"
+	[ ! -e "/sys/class/infiniband/$new" ]
+	check_err $? "$new exists before the CLI's dump"
+	strace -qq -o "$OUT/dev-retry.strace" -e trace=sendmsg \
+		-e inject=sendmsg:delay_exit=8000000:when=2 \
+		"$RT_CLI" -j dev show > "$OUT/dev-retry.json" \
+		2> "$OUT/dev-retry.err" &
+	pid=$!
+	# strace's child is the CLI, whose socket holds the dump.
+	wait_for 20 pgrep -P "$pid"
+	cli=$(pgrep -P "$pid")
+	wait_for 20 dump_held "$cli"
+	check_err $? "the CLI's DEV_GET dump was not seen half read"
+	echo "$SIM_ID mlx5" > "$SIM_BUS/new_device"
+	check_err $? "cannot add simulated device $SIM_ID"
+	kill -0 "$pid" 2> /dev/null
+	check_err $? "the device came after the CLI's dump (a slow host?)"
+	wait "$pid"
+	check_err $? "the CLI failed: $(cat "$OUT/dev-retry.err")"
+	n=$(grep -c '^sendmsg(.*nlmsg_type=rocetune' "$OUT/dev-retry.strace")
+	got=$(jq -c '[.[].dev]' "$OUT/dev-retry.json")
+	want=$(roce_devs)
+	echo "# the CLI sent DEV_GET $n times and printed $got; rdma: $want"
+	expect "DEV_GET requests" "$n" 2
+	[ "$(jq 'unique | length' <<< "$got")" = "$(jq length <<< "$got")" ]
+	check_err $? "a device printed twice: $got"
+	check_same "$(jq -c sort <<< "$got")" "$want" \
+		"the CLI printed $got, rdma lists $want"
+	jq -e --arg d "$new" 'any(.[]; . == $d)' <<< "$got" > /dev/null
+	check_err $? "the new device $new is not in $got"
+	sim_cleanup
+	log_test "dev show: a device added mid-dump makes the CLI dump again and print every device once"
+}
+
 sim_cleanup() {
 	[ -d "$SIM_BUS/devices/rocetune_sim$SIM_ID" ] &&
 		echo "$SIM_ID" > "$SIM_BUS/del_device"
@@ -306,5 +391,5 @@ qp_test_cleanup() {
 	sim_cleanup 2> /dev/null
 }
 
-rt_require_cmd rdma strace
+rt_require_cmd rdma strace pgrep
 qp_main

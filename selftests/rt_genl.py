@@ -17,6 +17,13 @@ split over several recv() calls is complete.
   rt_genl.py repeat SECS CMD [ATTR:TYPE:VALUE ...] [--dump]
       the request every 20 ms for SECS seconds, one JSON per line with
       "t_ms", the CLOCK_BOOTTIME of the reply in ms
+  rt_genl.py loop STOPFILE CMD [ATTR:TYPE:VALUE ...] [--dump]
+      the request back to back until the file STOPFILE exists; prints
+      {"ready": true} after the first answer, then at the end one JSON
+      object: {"sent": S, "answered": A, "results": [{"errno": N,
+      "errname": "...", "msg": "...", "bad_attr": "...", "count": C},
+      ...]} (each distinct answer and how often it came); a request left
+      unanswered for 20 s ends the loop (then A is S - 1)
   rt_genl.py listen SECS
       join the "events" group for SECS seconds; one JSON per event:
       {"event": TYPE, "dev": NAME, "port": N, "attrs": [NAMES]}
@@ -30,7 +37,8 @@ Command and attribute numbers, names and types come from the family's
 YNL spec, Documentation/netlink/specs/rocetune.yaml (rt_ynl.py), which
 scripts/spec-check.py keeps equal to the uapi header.
 
-With --attrs, "attrs" lists the attribute names of each reply (and
+An error whose extack names an attribute of the request adds "bad_attr",
+its name (DEV_NAME).  With --attrs, "attrs" lists the attribute names of each reply (and
 "QP.NAME" for those nested in ROCETUNE_A_QP).  A dump's result has "intr":
 true when a message of it carried NLM_F_DUMP_INTR (the dumped objects
 changed between two parts of it); with --pause-cmd CMD, the shell command
@@ -102,6 +110,20 @@ def reply_name(d):
     return d["dev-name"]
 
 
+def bad_attr(payload, offs):
+    """The name of the attribute at offset @offs of the request whose
+    attributes are @payload (after the netlink and genetlink headers)."""
+    off = 0
+    while off + 4 <= len(payload):
+        alen, atype = struct.unpack_from("=HH", payload, off)
+        if off + 20 == offs:
+            return ATTR_NAMES.get(atype, str(atype))
+        if alen < 4:
+            break
+        off += (alen + 3) & ~3
+    return "offset %d" % offs
+
+
 def request(g, fam, argv):
     """argv: CMD [ATTR:TYPE:VALUE ...] [--dump] [--attrs]; returns the
     result dict."""
@@ -122,6 +144,8 @@ def request(g, fam, argv):
     res = {"errno": err, "errname": os.strerror(err) if err else "",
            "msg": msg, "replies": len(replies), "recvs": recvs,
            "names": names, "intr": g.intr}
+    if g.bad_offs is not None:
+        res["bad_attr"] = bad_attr(payload, g.bad_offs)
     # Port rates, decoded here (by the spec) independently of the CLI.
     rates = [{str(k).replace("-", "_"): v for k, v in d["rates"].items()}
              for d in decoded if "rates" in d]
@@ -165,6 +189,35 @@ def listen(secs):
             off += (mlen + 3) & ~3
 
 
+def loop(stopfile, argv):
+    """The request @argv back to back until @stopfile exists, for races
+    with something the caller does meanwhile; prints the count of each
+    distinct answer (errno and extack message)."""
+    g = Genl()
+    fam = g.family(SPEC.name)
+    sent = answered = 0
+    counts = {}
+    while not os.path.exists(stopfile):
+        sent += 1
+        try:
+            res = request(g, fam, list(argv))
+        except socket.timeout:
+            break
+        answered += 1
+        key = (res["errno"], res["errname"], res["msg"],
+               res.get("bad_attr", ""))
+        counts[key] = counts.get(key, 0) + 1
+        if answered == 1:
+            print(json.dumps({"ready": True}), flush=True)
+    print(json.dumps({"sent": sent, "answered": answered,
+                      "results": [{"errno": k[0], "errname": k[1],
+                                   "msg": k[2], "bad_attr": k[3],
+                                   "count": c}
+                                  for k, c in sorted(counts.items())]}),
+          flush=True)
+    return 0
+
+
 def main(argv):
     if argv == ["spec-check"]:
         problems = kernel_problems(SPEC, Genl())
@@ -188,6 +241,8 @@ def main(argv):
             print(json.dumps(res), flush=True)
             time.sleep(0.02)
         return 0
+    if argv[:1] == ["loop"] and len(argv) > 2:
+        return loop(argv[1], argv[2:])
     if argv[:1] == ["batch"]:
         # One request per line of stdin, one JSON result per line.
         g = Genl()

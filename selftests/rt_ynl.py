@@ -393,6 +393,7 @@ NLM_F_ACK_TLVS = 0x200
 NLMSG_ERROR = 2
 NLMSG_DONE = 3
 NLMSGERR_ATTR_MSG = 1
+NLMSGERR_ATTR_OFFS = 2
 
 
 def parse_attrs(data):
@@ -417,6 +418,7 @@ class Genl:
         self.bufsize = bufsize
         self.seq = 1
         self.intr = False
+        self.bad_offs = None
 
     def send(self, ftype, flags, cmd, payload, version=1):
         self.seq += 1
@@ -426,10 +428,13 @@ class Genl:
 
     def recv_all(self, pause_cmd=None):
         """Returns (errno, extack message, [reply payloads], recv calls);
-        self.intr tells whether a message carried NLM_F_DUMP_INTR.  A
-        reply payload is the message after its genetlink header."""
+        self.intr tells whether a message carried NLM_F_DUMP_INTR, and
+        self.bad_offs is the offset in the request of the attribute the
+        extack names (NLMSGERR_ATTR_OFFS), or None.  A reply payload is
+        the message after its genetlink header."""
         replies, recvs = [], 0
         self.intr = False
+        self.bad_offs = None
         if pause_cmd:
             import subprocess
 
@@ -456,6 +461,9 @@ class Genl:
                         if NLMSGERR_ATTR_MSG in tlvs:
                             msg = tlvs[NLMSGERR_ATTR_MSG].rstrip(b"\0")
                             msg = msg.decode()
+                        if NLMSGERR_ATTR_OFFS in tlvs:
+                            self.bad_offs = struct.unpack_from(
+                                "=I", tlvs[NLMSGERR_ATTR_OFFS])[0]
                     return err, msg, replies, recvs
                 replies.append(body[4:])
                 off += (mlen + 3) & ~3

@@ -6,15 +6,17 @@
 # and its RDMA device, leaves nothing behind, and survives 100 cycles,
 # with rocetune.ko loaded.  A device whose counter reads are slow stalls
 # neither the registration nor the rename of others while unprivileged
-# users read counters in a loop.  Module unload removes the devices that
-# are left.  The VM harness fails the test on any oops,
-# warning or leaked netdev reference in the kernel log.
+# users read counters in a loop.  QP_GET of a device that is being added
+# and removed answers only "no such QP" or "no such device".  Module
+# unload removes the devices that are left.  The VM harness fails the test
+# on any oops, warning or leaked netdev reference in the kernel log.
 
 ALL_TESTS="
 	add_del_uevents
 	add_del_100
 	del_while_busy
 	slow_reads_stall_nothing
+	qp_get_vs_removal
 	rmmod_with_devices
 "
 
@@ -256,6 +258,107 @@ slow_reads_stall_nothing() {
 		check_err $? "rocetune.ko did not unload"
 	fi
 	log_test "slow counter reads stall no registration or rename (readers unprivileged)"
+}
+
+# QP_GET of a device while it is added and removed, ROUNDS times, by
+# REQUESTERS processes that ask back to back (rt_genl.py loop).
+# rt_qp_get_doit() finds the device and holds it, then holds its ib_device
+# for the I/O, which fails when the removal came in between: both answer
+# ENODEV with the extack "no RDMA device by this name or index" on the
+# DEV_NAME attribute.  Which of the two gave an ENODEV cannot be told from
+# outside, so this counts them together; the window of the second is
+# narrow, and a run may well not hit it.  While the device is there the
+# answer is ENOENT, "no accounted QP and no hardware counter bound to it"
+# on the QPN attribute (it has no QP).  Any other answer, an answer
+# without its extack, a request left unanswered (rt_genl.py gives up after
+# 20 s) or a requester that does not stop fails; and both kinds of answer
+# must have come, or the requests never met the device's coming and going.
+QP_RACE_ROUNDS=20
+QP_RACE_REQUESTERS=3
+
+# qp_race_gone PID...: none of the processes is alive.
+qp_race_gone() {
+	local p
+
+	for p; do
+		! kill -0 "$p" 2> /dev/null || return 1
+	done
+}
+
+qp_get_vs_removal() {
+	local id=$((SIM_ID + 40)) stop=$RT_TMP/qp-race-stop i t0 ms loaded=0
+	local dev sum enoent enodev other
+
+	RET=0
+	if ! rt_kmod_loaded; then
+		rt_kmod_load && loaded=1
+		check_err $? "cannot load rocetune.ko"
+	fi
+	dev=rsim_ib$id
+	rm -f "$stop"
+	for ((i = 0; i < QP_RACE_REQUESTERS; i++)); do
+		python3 -u "$RT_SELFTESTS/rt_genl.py" loop "$stop" qp_get \
+			"DEV_NAME:str:$dev" QPN:u32:1 > "$RT_TMP/qp-race$i" 2>&1 &
+		loop_pids+=($!)
+	done
+	# Every requester has had an answer (ENODEV: no device yet).
+	for ((i = 0; i < QP_RACE_REQUESTERS; i++)); do
+		wait_for 60 grep -q '"ready"' "$RT_TMP/qp-race$i"
+		check_err $? "requester $i got no answer: $(head -c 300 "$RT_TMP/qp-race$i")"
+	done
+	t0=${EPOCHREALTIME/./}
+	for ((i = 0; i < QP_RACE_ROUNDS; i++)); do
+		if ! echo "$id mlx5" > "$SIM_BUS"/new_device; then
+			check_err 1 "round $i: new_device failed"
+			break
+		fi
+		if ! echo "$id" > "$SIM_BUS"/del_device; then
+			check_err 1 "round $i: del_device failed"
+			break
+		fi
+	done
+	ms=$(ms_since "$t0")
+	touch "$stop"
+	wait_for 30 qp_race_gone "${loop_pids[@]}"
+	check_err $? "a requester did not stop within 30 s"
+	kill "${loop_pids[@]}" 2> /dev/null
+	wait "${loop_pids[@]}"
+	check_err $? "a requester failed"
+	loop_pids=()
+	sum=$(cat "$RT_TMP"/qp-race[0-9]* | jq -sc '
+		map(select(has("sent"))) |
+		def n(f): [.[].results[] | select(f) | .count] | add // 0;
+		{requesters: length,
+		 sent: (map(.sent) | add // 0),
+		 answered: (map(.answered) | add // 0),
+		 enoent: n(.errname == "No such file or directory" and
+			.msg == "no accounted QP and no hardware counter bound to it" and
+			.bad_attr == "QPN"),
+		 enodev: n(.errname == "No such device" and
+			.msg == "no RDMA device by this name or index" and
+			.bad_attr == "DEV_NAME")} |
+		.other = .answered - .enoent - .enodev')
+	check_err $? "cannot read the requesters' results"
+	echo "# $QP_RACE_ROUNDS rounds in $ms ms: $sum"
+	enoent=$(jq .enoent <<< "$sum")
+	enodev=$(jq .enodev <<< "$sum")
+	other=$(jq .other <<< "$sum")
+	expect "requesters that reported" "$(jq .requesters <<< "$sum")" \
+		"$QP_RACE_REQUESTERS"
+	expect "answers" "$(jq .answered <<< "$sum")" "$(jq .sent <<< "$sum")"
+	expect "other answers" "$other" 0
+	# The distinct answers, to see what the others were.
+	[ "$other" = 0 ] || cat "$RT_TMP"/qp-race[0-9]* |
+		jq -c 'select(has("results")) | .results[]' | sed 's/^/# answer: /'
+	[ "$enoent" -gt 0 ] && [ "$enodev" -gt 0 ]
+	check_err $? "ENOENT $enoent times, ENODEV $enodev times: the race was not exercised"
+	sim_absent "$id"
+	check_err $? "something is left of device $id"
+	if [ "$loaded" = 1 ]; then
+		rt_kmod_unload
+		check_err $? "rocetune.ko did not unload"
+	fi
+	log_test "QP_GET while its device is added and removed: only ENOENT or ENODEV, each with its extack"
 }
 
 rmmod_with_devices() {

@@ -8,7 +8,8 @@
  * packets the routing or a firewall refused are not counted.  Transmit:
  * NF_INET_LOCAL_OUT, last priority (rxe sends through ip_local_out() and
  * ip6_local_out()).  Only init_net: rxe works there only.  The hooks only
- * read: they always return NF_ACCEPT and never modify, delay or drop.  A
+ * read: they always return NF_ACCEPT and never modify, delay or drop (the
+ * notification point may send a CNP of its own, see rocetune_np.c).  A
  * packet for a QP without an entry never allocates memory here (see
  * rocetune_qppend.c).
  */
@@ -79,7 +80,7 @@ static bool rt_nf_not_roce(const struct sk_buff *skb, unsigned int off)
 }
 
 static void rt_nf_count(struct sk_buff *skb, const struct net_device *ndev,
-			bool tx)
+			struct net *net, bool tx)
 {
 	u8 buf[RT_PARSE_MAX];
 	unsigned int len = min_t(unsigned int, skb->len, sizeof(buf));
@@ -106,6 +107,9 @@ static void rt_nf_count(struct sk_buff *skb, const struct net_device *ndev,
 	if (!tx) {
 		/* The BTH destination QP is the receiving local QP. */
 		qp = rt_nf_qp(qd, pkt.dqpn);
+		/* The notification point answers CE marks (rocetune_np.c). */
+		if (pkt.ecn == 3 && READ_ONCE(qd->np))
+			rt_np_rx(net, ndev, qd, qp, &pkt);
 		if (!qp) {
 			atomic64_inc(&qd->unattr_rx);
 			return;
@@ -143,9 +147,9 @@ static unsigned int rt_nf_ipv4(void *priv, struct sk_buff *skb,
 	    rt_nf_not_roce(skb, iph->ihl * 4))
 		return NF_ACCEPT;
 	if (state->hook == NF_INET_LOCAL_IN)
-		rt_nf_count(skb, state->in, false);
+		rt_nf_count(skb, state->in, state->net, false);
 	else
-		rt_nf_count(skb, state->out, true);
+		rt_nf_count(skb, state->out, state->net, true);
 	return NF_ACCEPT;
 }
 
@@ -160,9 +164,9 @@ static unsigned int rt_nf_ipv6(void *priv, struct sk_buff *skb,
 	    rt_nf_not_roce(skb, sizeof(*ip6h)))
 		return NF_ACCEPT;
 	if (state->hook == NF_INET_LOCAL_IN)
-		rt_nf_count(skb, state->in, false);
+		rt_nf_count(skb, state->in, state->net, false);
 	else
-		rt_nf_count(skb, state->out, true);
+		rt_nf_count(skb, state->out, state->net, true);
 	return NF_ACCEPT;
 }
 

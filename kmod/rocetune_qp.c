@@ -476,6 +476,25 @@ struct rt_qp *rt_qp_lookup_tx(struct rt_qpdev *qd, u32 rqpn, const u8 *daddr)
 	return rhashtable_lookup(&rt_qp_tx_ht, &key, rt_qp_tx_params);
 }
 
+/**
+ * rt_qp_remote - the remote QP of a live QP, if known
+ * @qp: the entry
+ * @rqpn: set to the remote QP number when it is known
+ *
+ * Context: rcu_read_lock() held, any context; takes rt_qp_lock.
+ * Return: true when the QP is not destroyed and its remote QP is known.
+ */
+bool rt_qp_remote(struct rt_qp *qp, u32 *rqpn)
+{
+	bool known;
+
+	spin_lock_bh(&rt_qp_lock);
+	known = qp->rqpn_known && !qp->dead_ns;
+	*rqpn = qp->txkey.rqpn;
+	spin_unlock_bh(&rt_qp_lock);
+	return known;
+}
+
 static void rt_qp_rx_add(struct rt_qp *qp, enum rt_qpc c, u64 v)
 {
 	atomic64_add(v, &qp->rx.cnt[c]);

@@ -118,7 +118,9 @@ struct rt_qp_txkey {
  * @base: per top-K sample slot (rocetune_qp_nl.c), the slot's counter when
  *	the top-K dump of generation @base[].gen took it (rt_qp_sample_mutex)
  * @rcu: deferred free
- * @rx: the counters of received packets (enum rt_qpc, see rt_qp_cnt())
+ * @rx: the counters of received packets (enum rt_qpc, see rt_qp_cnt()),
+ *	and in @rx.np_last_ns the CLOCK_MONOTONIC time the notification point
+ *	last sent a CNP for the QP, 0 before the first (rocetune_np.c)
  * @tx: the counters of sent packets, and in @tx.psn the highest request PSN
  *	sent (24-bit serial order) with RT_QP_PSN_VALID
  */
@@ -150,6 +152,7 @@ struct rt_qp {
 	/* Written by every packet, one cache line per direction. */
 	struct {
 		atomic64_t cnt[RT_QPC_RX_NUM];
+		atomic64_t np_last_ns;
 	} rx ____cacheline_aligned_in_smp;
 	struct {
 		atomic64_t cnt[RT_QPC_TX_NUM];
@@ -223,6 +226,13 @@ struct rt_qppend {
 /* Upper bound of LINGER_MS and VERIFY_MS: one day; VERIFY_MS from 10 ms. */
 #define RT_QP_KNOB_MAX_MS	(24 * 3600 * 1000)
 #define RT_QP_VERIFY_MIN_MS	10
+/*
+ * The notification point's shortest time between two CNPs of a QP: NVIDIA's
+ * default of np_min_time_between_cnps (µs), and the largest accepted.
+ */
+#define RT_NP_GAP_US_DEFAULT	4
+#define RT_NP_GAP_US_MAX	1000000
+
 /* Bounds of TABLE_MAX (entries, about 600 bytes each) and of TOP_K. */
 #define RT_QP_TABLE_LIMIT	1048576
 #define RT_QP_TOP_K_MAX		1024
@@ -244,6 +254,16 @@ struct rt_qppend {
  * @unattr_rx: received packets without a QP entry (unknown QP number,
  *	table full)
  * @unattr_tx: sent packets whose local QP is not known
+ * @np: the notification point answers CE marks with CNPs (rocetune_np.c);
+ *	only while @acct
+ * @np_gap_us: the notification point's shortest time between two CNPs of
+ *	one QP, in µs
+ * @np_cnp_sent: CNPs the notification point handed to the IP stack
+ * @np_cnp_failed: CNPs it could not send (no route, no memory, dropped
+ *	on the way out)
+ * @np_ce_coalesced: CE marks within @np_gap_us of their QP's last CNP
+ * @np_ce_no_cnp: CE marks it could not answer: the receiving QP has no
+ *	entry, its remote QP is not known yet or it is destroyed, or IPv6
  * @pend: QP numbers seen in packets, awaiting verification
  * @tpend: remote QPs of sent packets, awaiting their local QP
  * @overflow: a packet was counted as unattributed at once because every
@@ -272,6 +292,12 @@ struct rt_qpdev {
 	bool acct;
 	atomic64_t unattr_rx;
 	atomic64_t unattr_tx;
+	bool np;
+	u32 np_gap_us;
+	atomic64_t np_cnp_sent;
+	atomic64_t np_cnp_failed;
+	atomic64_t np_ce_coalesced;
+	atomic64_t np_ce_no_cnp;
 	struct rt_qppend pend;
 	struct rt_qppend tpend;
 	bool overflow;
@@ -293,12 +319,13 @@ static inline void rt_qp_seq_bump(unsigned int *seq)
  * (Documentation/design.rst, "Layers"): rocetune_qp_nl.c,
  * rocetune_qp_nl_set.c and rocetune_qp_nl_stats.c (the netlink
  * commands), rocetune_qpdev.c (the devices' lifetime), rocetune_nf.c (the
- * datapath) and rocetune_qptrack.c (the verification), rocetune_qppend.c
+ * datapath), rocetune_np.c (the notification point, which the datapath
+ * calls) and rocetune_qptrack.c (the verification), rocetune_qppend.c
  * (the pending entries), rocetune_qp.c (the table and the device list).
  */
 
 #define RT_QP_GET_MAXATTR	ROCETUNE_A_QP_TOP_SAMPLE
-#define RT_QP_SET_MAXATTR	ROCETUNE_A_QP_VERIFY_MS
+#define RT_QP_SET_MAXATTR	ROCETUNE_A_QP_NP_MIN_CNP_GAP_US
 #define RT_QP_STATS_MAXATTR	ROCETUNE_A_DEV_NAME
 
 /* rocetune_qp_nl.c */
@@ -338,6 +365,10 @@ bool rt_qp_hooks(void);
 /* rocetune_nf.c */
 int rt_nf_register(void);
 void rt_nf_unregister(void);
+
+/* rocetune_np.c */
+void rt_np_rx(struct net *net, const struct net_device *in,
+	      struct rt_qpdev *qd, struct rt_qp *qp, const struct rt_pkt *pkt);
 
 /* rocetune_qptrack.c */
 int __init rt_qptrack_init(void);
@@ -386,6 +417,7 @@ struct rt_qp *rt_qp_alloc(struct rt_qpdev *qd, u32 qpn, gfp_t gfp);
 int rt_qp_adopt(struct rt_qp *qp);
 struct rt_qp *rt_qp_lookup_tx(struct rt_qpdev *qd, u32 rqpn,
 			      const u8 *daddr);
+bool rt_qp_remote(struct rt_qp *qp, u32 *rqpn);
 void rt_qp_account(struct rt_qp *qp, const struct rt_pkt *pkt, bool tx);
 void rt_qp_connected(struct rt_qpdev *qd, struct ib_qp *ibqp, u32 rqpn,
 		     const u8 *daddr);

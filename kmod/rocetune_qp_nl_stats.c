@@ -3,8 +3,9 @@
  * rocetune: QP_STATS_GET, the state of QP accounting per device.
  *
  * Whether a device accounts, what could not be attributed to a QP, the
- * pending entries, whether attribution is degraded, and the table's
- * size, maximum and generation.  A dump lists every device the caller's
+ * pending entries, whether attribution is degraded, the table's size,
+ * maximum and generation, and the notification point's state and
+ * counters.  A dump lists every device the caller's
  * network namespace may see, by index.
  */
 
@@ -49,7 +50,21 @@ static int rt_qp_stats_fill(struct sk_buff *skb, struct rt_qpdev *qd,
 	    nla_put_u64_64bit(skb, ROCETUNE_A_QP_REFUSED, rt_qp_refused_get(),
 			      ROCETUNE_A_PAD) ||
 	    nla_put_u64_64bit(skb, ROCETUNE_A_QP_GEN,
-			      rt_qp_gen_get(), ROCETUNE_A_PAD)) {
+			      rt_qp_gen_get(), ROCETUNE_A_PAD) ||
+	    nla_put_u8(skb, ROCETUNE_A_QP_NP_ENABLE, READ_ONCE(qd->np)) ||
+	    nla_put_u32(skb, ROCETUNE_A_QP_NP_MIN_CNP_GAP_US,
+			READ_ONCE(qd->np_gap_us)) ||
+	    nla_put_u64_64bit(skb, ROCETUNE_A_QP_NP_CNP_SENT,
+			      atomic64_read(&qd->np_cnp_sent), ROCETUNE_A_PAD) ||
+	    nla_put_u64_64bit(skb, ROCETUNE_A_QP_NP_CNP_FAILED,
+			      atomic64_read(&qd->np_cnp_failed),
+			      ROCETUNE_A_PAD) ||
+	    nla_put_u64_64bit(skb, ROCETUNE_A_QP_NP_CE_COALESCED,
+			      atomic64_read(&qd->np_ce_coalesced),
+			      ROCETUNE_A_PAD) ||
+	    nla_put_u64_64bit(skb, ROCETUNE_A_QP_NP_CE_NO_CNP,
+			      atomic64_read(&qd->np_ce_no_cnp),
+			      ROCETUNE_A_PAD)) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}

@@ -195,7 +195,8 @@ static unsigned int rt_qp_nacct;
  *
  * The netfilter hooks are registered with the first device that accounts
  * and unregistered with the last (so that a host without one pays nothing
- * per packet).
+ * per packet).  Turning accounting off also turns the device's
+ * notification point off: it lives in the same hooks.
  *
  * Context: process context, rt_qpdev_mutex held.
  * Return: 0, or the error of registering the hooks.
@@ -220,6 +221,7 @@ int rt_qp_acct_set(struct rt_qpdev *qd, bool on)
 		rt_qptrack_wake();
 		return 0;
 	}
+	WRITE_ONCE(qd->np, false);
 	WRITE_ONCE(qd->acct, false);
 	/* Waits for the hooks running, so that none finds @qd after it. */
 	if (!--rt_qp_nacct)
@@ -267,6 +269,11 @@ int rt_qp_dev_add(struct ib_device *ibdev)
 	qd->sw = ibdev->ops.driver_id == RDMA_DRIVER_RXE;
 	atomic64_set(&qd->unattr_rx, 0);
 	atomic64_set(&qd->unattr_tx, 0);
+	qd->np_gap_us = RT_NP_GAP_US_DEFAULT;
+	atomic64_set(&qd->np_cnp_sent, 0);
+	atomic64_set(&qd->np_cnp_failed, 0);
+	atomic64_set(&qd->np_ce_coalesced, 0);
+	atomic64_set(&qd->np_ce_no_cnp, 0);
 	if (rt_qppend_init(qd)) {
 		kfree(qd);
 		return -ENOMEM;

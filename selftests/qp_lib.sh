@@ -112,7 +112,8 @@ run_pair() {
 	cpid=$!
 	wait "$cpid"
 	rc=$?
-	timeout 20 tail --pid="$spid" -f /dev/null
+	# A server whose client never came would wait for ever: stop it.
+	timeout 20 tail --pid="$spid" -f /dev/null || kill "$spid" 2> /dev/null
 	wait "$spid"
 	src=$?
 	[ "$rc" = 0 ] || echo "# client exit $rc: $(tail -n 2 "$OUT/$name-client.log" | tr '\n' ' ')"

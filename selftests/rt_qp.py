@@ -8,7 +8,7 @@
 #                 [--since GEN] [--qpn-from N]
 #   rt_qp.py stats
 #   rt_qp.py set [--dev NAME --acct 0|1] [--table-max N] [--linger-ms MS]
-#                [--verify-ms MS]
+#                [--verify-ms MS] [--dev NAME --np 0|1] [--np-gap-us US]
 #   rt_qp.py pcap --ip LOCAL_IP [--tx-pcap F] [--python] PCAP...
 #   rt_qp.py compare --dev NAME --ip LOCAL_IP [--tx-pcap F] PCAP...
 #   rt_qp.py check --name TEST --cap DIR --out DIR --dev0 D --ip0 IP
@@ -116,6 +116,10 @@ def do_set(args):
         at["qp-linger-ms"] = args.linger_ms
     if args.verify_ms is not None:
         at["qp-verify-ms"] = args.verify_ms
+    if args.np is not None:
+        at["qp-np-enable"] = args.np
+    if args.np_gap_us is not None:
+        at["qp-np-min-cnp-gap-us"] = args.np_gap_us
     client().do("qp-set", at)
     return []
 
@@ -184,7 +188,10 @@ TSHARK_FIELDS = ["ip.src", "ip.dst", "ip.len", "ip.dsfield.ecn",
                  "udp.dstport", "infiniband.bth.opcode",
                  "infiniband.bth.destqp", "infiniband.bth.a",
                  "infiniband.bth.psn", "infiniband.aeth.syndrome",
-                 "infiniband.deth.srcqp"]
+                 "infiniband.deth.srcqp",
+                 # rt_np.py's: after those of the counting rules.
+                 "frame.number", "infiniband.bth.p_key",
+                 "infiniband.reserved"]
 TSHARK_WAIT_S = 300
 
 
@@ -520,6 +527,8 @@ def main():
     ap.add_argument("--table-max", type=int)
     ap.add_argument("--linger-ms", type=int)
     ap.add_argument("--verify-ms", type=int)
+    ap.add_argument("--np", type=int)
+    ap.add_argument("--np-gap-us", type=int)
     ap.add_argument("--src")
     ap.add_argument("--dst")
     ap.add_argument("--qpn", type=int)

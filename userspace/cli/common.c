@@ -427,6 +427,8 @@ static const char *rt_attr_keyword(uint32_t type)
 		[ROCETUNE_A_QP_TABLE_MAX]	= "table-max",
 		[ROCETUNE_A_QP_LINGER_MS]	= "linger-ms",
 		[ROCETUNE_A_QP_VERIFY_MS]	= "verify-ms",
+		[ROCETUNE_A_QP_NP_ENABLE]	= "np",
+		[ROCETUNE_A_QP_NP_MIN_CNP_GAP_US] = "np-min-cnp-gap-us",
 	};
 
 	return type <= ROCETUNE_A_MAX ? kw[type] : NULL;

@@ -6,8 +6,9 @@
  *			 [ top K [ by FIELD ] ]
  *			 [ since GEN | changed ]
  *	rocetune qp stats [ dev DEV ]
- *	rocetune qp set [ dev DEV accounting { on | off } ] [ table-max N ]
- *			[ linger-ms MS ] [ verify-ms MS ]
+ *	rocetune qp set [ dev DEV [ accounting { on | off } ]
+ *			  [ np { on | off } ] [ np-min-cnp-gap-us US ] ]
+ *			[ table-max N ] [ linger-ms MS ] [ verify-ms MS ]
  *
  * Every "qp show" prints the generation of its dump ("gen"); passing it
  * back with "since GEN" shows only the QPs that changed after it, and with
@@ -342,6 +343,56 @@ static int rt_qp_show(struct rt_cli *cli)
 	return RT_EXIT_OK;
 }
 
+/* The notification point's part of a QP stats message (on a new line). */
+static void rt_qp_stats_np(struct rt_print *pr, struct nlattr **tb)
+{
+	static const struct {
+		int attr;
+		const char *key;
+	} cnt[] = {
+		{ ROCETUNE_A_QP_NP_CNP_SENT,		"np_cnp_sent" },
+		{ ROCETUNE_A_QP_NP_CNP_FAILED,		"np_cnp_failed" },
+		{ ROCETUNE_A_QP_NP_CE_COALESCED,	"np_ce_coalesced" },
+		{ ROCETUNE_A_QP_NP_CE_NO_CNP,		"np_ce_no_cnp" },
+	};
+	size_t i;
+
+	/* A kernel without the notification point says nothing of it. */
+	if (!tb[ROCETUNE_A_QP_NP_ENABLE])
+		return;
+	rt_print_text(pr, "\n   ");
+	rt_print_kv_bool(pr, "np", nla_get_u8(tb[ROCETUNE_A_QP_NP_ENABLE]));
+	if (tb[ROCETUNE_A_QP_NP_MIN_CNP_GAP_US])
+		rt_print_kv_uint(pr, "np_min_cnp_gap_us",
+				 nla_get_u32(tb[ROCETUNE_A_QP_NP_MIN_CNP_GAP_US]));
+	for (i = 0; i < sizeof(cnt) / sizeof(cnt[0]); i++)
+		if (tb[cnt[i].attr])
+			rt_print_kv_uint(pr, cnt[i].key,
+					 nla_get_u64(tb[cnt[i].attr]));
+}
+
+/* "on" or "off" after keyword @kw into @out (1 or 0). */
+static int rt_qp_arg_onoff(struct rt_cli *cli, const char *kw, int *out)
+{
+	const char *v;
+
+	rt_arg_next(cli);
+	v = rt_arg_next(cli);
+	if (v && !strcmp(v, "on")) {
+		*out = 1;
+	} else if (v && !strcmp(v, "off")) {
+		*out = 0;
+	} else if (v) {
+		rt_usage_error("invalid value \"%s\" for \"%s\": expected on or off",
+			       v, kw);
+		return RT_EXIT_USAGE;
+	} else {
+		rt_usage_error("\"%s\" needs a value: on or off", kw);
+		return RT_EXIT_USAGE;
+	}
+	return 0;
+}
+
 static int rt_qp_stats_cb(const struct nlmsghdr *nlh, void *arg)
 {
 	struct nlattr *tb[ROCETUNE_A_MAX + 1];
@@ -383,6 +434,7 @@ static int rt_qp_stats_cb(const struct nlmsghdr *nlh, void *arg)
 				 nla_get_u32(tb[ROCETUNE_A_QP_VERIFY_MS]));
 	if (tb[ROCETUNE_A_QP_GEN])
 		rt_print_kv_uint(pr, "gen", nla_get_u64(tb[ROCETUNE_A_QP_GEN]));
+	rt_qp_stats_np(pr, tb);
 	if (tb[ROCETUNE_A_QP_LOOPBACK_UNSEEN] &&
 	    nla_get_u8(tb[ROCETUNE_A_QP_LOOPBACK_UNSEEN])) {
 		rt_print_bool(pr, RT_PRINT_JSON, "loopback_unseen", NULL, true);
@@ -426,32 +478,24 @@ static int rt_qp_stats(struct rt_cli *cli)
 static int rt_qp_set(struct rt_cli *cli)
 {
 	char dev[RT_NAME_LEN] = "";
-	uint32_t table_max = 0, linger = 0, verify = 0;
-	bool has_linger = false, has_verify = false;
+	uint32_t table_max = 0, linger = 0, verify = 0, gap = 0;
+	bool has_linger = false, has_verify = false, has_gap = false;
+	int acct = -1, np = -1, err = 0;
 	struct nl_msg *msg;
-	int acct = -1, err = 0;
 
 	while (!err && rt_arg_peek(cli)) {
 		if (rt_arg_is(cli, "dev")) {
 			rt_arg_next(cli);
 			err = rt_arg_dev(cli, "dev", dev, NULL, false);
 		} else if (rt_arg_is(cli, "accounting")) {
-			const char *v;
-
+			err = rt_qp_arg_onoff(cli, "accounting", &acct);
+		} else if (rt_arg_is(cli, "np")) {
+			err = rt_qp_arg_onoff(cli, "np", &np);
+		} else if (rt_arg_is(cli, "np-min-cnp-gap-us")) {
 			rt_arg_next(cli);
-			v = rt_arg_next(cli);
-			if (v && !strcmp(v, "on")) {
-				acct = 1;
-			} else if (v && !strcmp(v, "off")) {
-				acct = 0;
-			} else if (v) {
-				rt_usage_error("invalid value \"%s\" for \"accounting\": expected on or off",
-					       v);
-				err = RT_EXIT_USAGE;
-			} else {
-				rt_usage_error("\"accounting\" needs a value: on or off");
-				err = RT_EXIT_USAGE;
-			}
+			err = rt_arg_u32(cli, "np-min-cnp-gap-us", 0, UINT32_MAX,
+					 &gap);
+			has_gap = true;
 		} else if (rt_arg_is(cli, "table-max")) {
 			rt_arg_next(cli);
 			err = rt_arg_u32(cli, "table-max", 1, UINT32_MAX,
@@ -470,11 +514,14 @@ static int rt_qp_set(struct rt_cli *cli)
 			err = rt_arg_end(cli);
 		}
 	}
-	if (!err && acct >= 0 && !dev[0]) {
-		rt_usage_error("\"accounting\" needs \"dev DEV\"");
+	if (!err && !dev[0] && (acct >= 0 || np >= 0 || has_gap)) {
+		rt_usage_error("\"%s\" needs \"dev DEV\"",
+			       acct >= 0 ? "accounting" :
+			       np >= 0 ? "np" : "np-min-cnp-gap-us");
 		err = RT_EXIT_USAGE;
 	}
-	if (!err && acct < 0 && !table_max && !has_linger && !has_verify) {
+	if (!err && acct < 0 && np < 0 && !has_gap && !table_max &&
+	    !has_linger && !has_verify) {
 		rt_usage_error("nothing to set; try \"rocetune qp help\"");
 		err = RT_EXIT_USAGE;
 	}
@@ -485,6 +532,9 @@ static int rt_qp_set(struct rt_cli *cli)
 	msg = rt_nl_msg_dev(&cli->nl, ROCETUNE_CMD_QP_SET, dev, 0);
 	if (!msg ||
 	    (acct >= 0 && nla_put_u8(msg, ROCETUNE_A_QP_ACCT, acct)) ||
+	    (np >= 0 && nla_put_u8(msg, ROCETUNE_A_QP_NP_ENABLE, np)) ||
+	    (has_gap &&
+	     nla_put_u32(msg, ROCETUNE_A_QP_NP_MIN_CNP_GAP_US, gap)) ||
 	    (table_max && nla_put_u32(msg, ROCETUNE_A_QP_TABLE_MAX, table_max)) ||
 	    (has_linger && nla_put_u32(msg, ROCETUNE_A_QP_LINGER_MS, linger)) ||
 	    (has_verify && nla_put_u32(msg, ROCETUNE_A_QP_VERIFY_MS, verify))) {
@@ -501,8 +551,9 @@ static int rt_qp_help(struct rt_cli *cli)
 	printf("Usage: rocetune [ -j [ -p ] | -o prometheus ] qp show [ dev DEV[/PORT] ] [ qpn N ]\n"
 	       "                        [ top K [ by FIELD ] ] [ since GEN | changed ]\n"
 	       "       rocetune qp stats [ dev DEV ]\n"
-	       "       rocetune qp set [ dev DEV accounting { on | off } ] [ table-max N ]\n"
-	       "                       [ linger-ms MS ] [ verify-ms MS ]\n"
+	       "       rocetune qp set [ dev DEV [ accounting { on | off } ]\n"
+	       "                         [ np { on | off } ] [ np-min-cnp-gap-us US ] ]\n"
+	       "                       [ table-max N ] [ linger-ms MS ] [ verify-ms MS ]\n"
 	       "       rocetune qp help\n"
 	       "FIELD := rx_pkts | tx_pkts | rx_ecn_ce_pkts | rx_cnp_pkts | tx_cnp_pkts |\n"
 	       "         tx_retransmit_pkts | rx_nak_seq_err | ... (see rocetune-qp(8))\n"

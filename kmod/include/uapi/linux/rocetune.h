@@ -84,6 +84,12 @@ enum rocetune_attr {
 	ROCETUNE_A_QP_PENDING,		/* u32: QPs seen in packets, awaiting verification */
 	ROCETUNE_A_QP_DEGRADED,		/* u8: 1: pending entries ran out, packets unattributed */
 	ROCETUNE_A_QP_HOOKS,		/* u8: 1 while the netfilter hooks are registered */
+	ROCETUNE_A_QP_NP_ENABLE,	/* u8: per-device DCQCN notification point on/off */
+	ROCETUNE_A_QP_NP_MIN_CNP_GAP_US,	/* u32: shortest time between two CNPs of a QP */
+	ROCETUNE_A_QP_NP_CNP_SENT,	/* u64: CNPs the notification point sent */
+	ROCETUNE_A_QP_NP_CNP_FAILED,	/* u64: CNPs it could not send */
+	ROCETUNE_A_QP_NP_CE_COALESCED,	/* u64: CE marks within the gap of a CNP */
+	ROCETUNE_A_QP_NP_CE_NO_CNP,	/* u64: CE marks without CNP: remote QP unknown */
 
 	__ROCETUNE_A_MAX,
 	ROCETUNE_A_MAX = __ROCETUNE_A_MAX - 1

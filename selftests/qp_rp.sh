@@ -49,7 +49,7 @@ rp_marking() {
 		u32 match ip protocol 17 0xff match ip dport 4791 0xffff \
 		action gact continue random determ pipe 10 \
 		action pedit munge ip tos set "$TOS_CE" pipe \
-		action csum ip continue
+		action csum iph continue
 }
 
 rp_unmark() {
@@ -211,15 +211,17 @@ rp_recover() {
 	check_err $? "np or rp on failed"
 	rp_fq && rp_marking
 	check_err $? "cannot add fq and the marking"
-	ib_write_bw -F -d "$RT_RXE1" -x "$G1" -p "$PORT" -q 1 -D 12 -s 4096 \
+	ib_write_bw -F -d "$RT_RXE1" -x "$G1" -p "$PORT" -q 1 -D 16 -s 4096 \
 		--tclass="$TCLASS" > "$OUT/rec-server.log" 2>&1 &
 	spid=$!
 	wait_for 10 rt_port_listening "$PORT"
 	check_err $? "the ib_write_bw server does not listen"
-	ib_write_bw -F -d "$RT_RXE0" -x "$G0" -p "$PORT" -q 1 -D 12 -s 4096 \
+	ib_write_bw -F -d "$RT_RXE0" -x "$G0" -p "$PORT" -q 1 -D 16 -s 4096 \
 		--tclass="$TCLASS" "$RT_IP1" > "$OUT/rec-client.log" 2>&1 &
 	cpid=$!
-	sleep 6
+	wait_for 30 rp_paced_some
+	check_err $? "no QP paced"
+	sleep 2
 	s1=$(rp_sample rec1)
 	check_err $? "no RP state while marking"
 	rp_unmark

@@ -102,6 +102,11 @@ enum rt_qpc {
 #define RT_RP_FLOOR_MBPS		12
 #define RT_RP_RATE_MAX_MBPS		1000000
 #define RT_RP_HORIZON_NS		(25 * NSEC_PER_MSEC)
+/*
+ * A QP that retransmits (a dead peer, rxe's ACK timeout) is not paced
+ * until this long after its last retransmitted packet.
+ */
+#define RT_RP_RETX_HOLD_NS		(100 * NSEC_PER_MSEC)
 /* Upper bounds of the time and count parameters. */
 #define RT_RP_US_MAX			1000000
 #define RT_RP_THRESHOLD_MAX		31
@@ -153,6 +158,7 @@ struct rt_rp_params {
  * @retx: the QP's retransmit counter when last looked at
  * @cnps: CNPs handled (received for the QP with the device's RP on)
  * @cuts: rate cuts
+ * @hold_ns: not paced before this time: the QP retransmitted
  * @releases: times pacing stopped because the QP retransmitted
  */
 struct rt_rp {
@@ -169,6 +175,7 @@ struct rt_rp {
 	u32 b_stage;
 	u64 next_ns;
 	u64 retx;
+	u64 hold_ns;
 	u64 cnps;
 	u64 cuts;
 	u64 releases;

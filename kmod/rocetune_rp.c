@@ -30,7 +30,8 @@
  * Safety (rxe waits for its packets when a QP is destroyed, and retries or
  * fails on a drop): a packet is never dropped and never held more than
  * RT_RP_HORIZON_NS; the rate never goes below RT_RP_FLOOR_MBPS; a QP that
- * retransmits, is destroyed or is not yet verified is not paced.
+ * retransmits is not paced until RT_RP_RETX_HOLD_NS after its last
+ * retransmission, one that is destroyed or not yet verified not at all.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -245,8 +246,9 @@ static void rt_rp_set_departure(struct sk_buff *skb, u64 t)
  * @skb: the packet (IP header first)
  *
  * Advances the QP's recovery; when the QP is paced, sets the packet's
- * departure time.  Stops pacing a QP that retransmits.  The packet is
- * never dropped.
+ * departure time.  A QP that retransmits is not paced for
+ * RT_RP_RETX_HOLD_NS after its last retransmitted packet (its rate state
+ * is kept).  The packet is never dropped.
  *
  * Context: rcu_read_lock() held, any context (the transmit hook).
  */
@@ -265,10 +267,10 @@ void rt_rp_tx(struct rt_qpdev *qd, struct rt_qp *qp, struct sk_buff *skb)
 	spin_lock_bh(&rp->lock);
 	if (retx != rp->retx) {
 		rp->retx = retx;
-		if (rp->paced) {
-			rt_rp_unpace(rp, &p);
+		/* Retransmitting: not paced for a while, the rate kept. */
+		if (rp->paced && now >= rp->hold_ns)
 			rp->releases++;
-		}
+		rp->hold_ns = now + RT_RP_RETX_HOLD_NS;
 	}
 	if (!rp->paced)
 		goto out;
@@ -279,6 +281,10 @@ void rt_rp_tx(struct rt_qpdev *qd, struct rt_qp *qp, struct sk_buff *skb)
 	rt_rp_recover(rp, &p, now, skb->len);
 	if (!rp->paced)
 		goto out;
+	if (now < rp->hold_ns) {
+		rp->next_ns = now;
+		goto out;
+	}
 	/* Never more than the horizon ahead: a full queue drains in it. */
 	t = clamp(rp->next_ns, now, now + RT_RP_HORIZON_NS);
 	rp->next_ns = t + div64_u64((u64)skb->len * 8 * NSEC_PER_SEC,

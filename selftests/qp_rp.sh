@@ -22,12 +22,16 @@ RT_RP="$RT_SELFTESTS/rt_rp.py"
 # ECN-capable traffic class (ECT(0)); its CE-marked form.
 TCLASS=106
 TOS_CE=0x6b
-# The RP's parameters for emulated rxe (tens of Mb/s): the maximum near
-# what rxe reaches, slow recovery so that a CNP every ~10 packets holds the
-# rate down.  The floor (12 Mb/s) is the kernel's.
+# The RP's parameters for emulated rxe (tens of Mb/s): the maximum a few
+# times what rxe reaches; a slow rate-increase timer (10 ms), because under
+# emulation the CNPs come in bursts with tens of ms between them, in which
+# a faster timer's additive increase undoes the cuts (a paper-like 1 ms
+# held the rate near 200 Mb/s in the VM); a small byte counter (100 kB) so
+# that hyper increase brings the rate back soon after the marking stops.
+# The floor (12 Mb/s) is the kernel's.
 FLOOR_KBPS=12000
 MAX_MBPS=400
-RP_PARAMS="rp-max-rate-mbps $MAX_MBPS rp-time-reset-us 1000 rp-ai-rate-mbps 2 rp-hai-rate-mbps 10"
+RP_PARAMS="rp-max-rate-mbps $MAX_MBPS rp-time-reset-us 10000 rp-byte-reset-bytes 100000 rp-ai-rate-mbps 2 rp-hai-rate-mbps 10"
 # Goodput floor: 12 Mb/s of IP bytes, of which payload at least 90%,
 # in MiB/s as perftest reports it.
 FLOOR_MIBS=1.28
@@ -132,7 +136,8 @@ rp_knobs() {
 	check_err $? "accounting, rp and its parameters in one request failed"
 	out=$("$RT_CLI" -j qp stats dev "$RT_RXE0")
 	jq -e ".[0] | .rp == true and .rp_max_rate_mbps == $MAX_MBPS and
-		.rp_time_reset_us == 1000" <<< "$out" > /dev/null
+		.rp_time_reset_us == 10000 and
+		.rp_byte_reset_bytes == 100000" <<< "$out" > /dev/null
 	check_err $? "after set: $out"
 	"$RT_CLI" qp set dev "$RT_RXE0" accounting off
 	check_err $? "accounting off failed"
@@ -184,10 +189,14 @@ rp_on() {
 	min=$(jq '[.[] | select(.rp_cnps) | .rp_rate_kbps] | min' "$OUT/on-rp.json")
 	[ "$min" != null ] && [ "$min" -ge "$FLOOR_KBPS" ]
 	check_err $? "a QP's rate $min kb/s, below the floor"
+	# The pacing binds: the QP's rate is below what it sent with the RP off.
+	[ -n "$RP_OFF_MIBS" ] && awk -v r="$min" -v b="$RP_OFF_MIBS" \
+		'BEGIN { exit !(r < b * 1048576 * 8 / 1000) }'
+	check_err $? "the QP's rate $min kb/s is not below its RP-off goodput ($RP_OFF_MIBS MiB/s)"
 	jq -e '[.[] | select(.rp_cnps > 0 and .rp_cuts > 0)] | length == 1' \
 		"$OUT/on-rp.json" > /dev/null
 	check_err $? "no QP whose rate was cut: $(cat "$OUT/on-rp.json")"
-	log_test "RP on: CNPs handled = captured, goodput below RP off, not below the floor"
+	log_test "RP on: CNPs handled = captured, rate and goodput below RP off, not below the floor"
 }
 
 # rp_sample NAME: the sending QP's "paced rate_kbps" now.

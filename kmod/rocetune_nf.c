@@ -9,7 +9,9 @@
  * NF_INET_LOCAL_OUT, last priority (rxe sends through ip_local_out() and
  * ip6_local_out()).  Only init_net: rxe works there only.  The hooks only
  * read: they always return NF_ACCEPT and never modify, delay or drop (the
- * notification point may send a CNP of its own, see rocetune_np.c).  A
+ * notification point may send a CNP of its own, see rocetune_np.c; the
+ * reaction point, when on, sets the departure time of a paced QP's
+ * packets, see rocetune_rp.c).  A
  * packet for a QP without an entry never allocates memory here (see
  * rocetune_qppend.c).
  */
@@ -114,6 +116,9 @@ static void rt_nf_count(struct sk_buff *skb, const struct net_device *ndev,
 			atomic64_inc(&qd->unattr_rx);
 			return;
 		}
+		/* The reaction point cuts the QP's rate (rocetune_rp.c). */
+		if (pkt.opcode == RT_OP_CNP && READ_ONCE(qd->rp))
+			rt_rp_cnp(qd, qp);
 	} else if (pkt.has_deth) {
 		/* UD: the DETH names the sending QP. */
 		qp = rt_nf_qp(qd, pkt.sqpn);
@@ -134,6 +139,9 @@ static void rt_nf_count(struct sk_buff *skb, const struct net_device *ndev,
 		}
 	}
 	rt_qp_account(qp, &pkt, tx);
+	/* The reaction point paces the QP's packets, never a CNP. */
+	if (tx && pkt.opcode != RT_OP_CNP && READ_ONCE(qd->rp))
+		rt_rp_tx(qd, qp, skb);
 }
 
 static unsigned int rt_nf_ipv4(void *priv, struct sk_buff *skb,

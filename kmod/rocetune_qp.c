@@ -349,6 +349,7 @@ struct rt_qp *rt_qp_alloc(struct rt_qpdev *qd, u32 qpn, gfp_t gfp)
 		return NULL;
 	qp->key.dev = qd->index;
 	qp->key.qpn = qpn;
+	spin_lock_init(&qp->rp.lock);
 	/* A QP of a single-port device (rxe) is on port 1. */
 	if (qd->nports == 1)
 		qp->port = 1;

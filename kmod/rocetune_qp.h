@@ -16,6 +16,8 @@
  *    mutex (rt_qpdev_ibdev_get()).
  *  - rt_qpdev.pend.lock (spinlock, BH-safe) serializes claiming and
  *    retiring the pending entries of a device (rocetune_qppend.c).
+ *  - rt_qp.rp.lock (spinlock, BH-safe) serializes the reaction point's
+ *    state of one QP (rocetune_rp.c); no other lock is taken under it.
  *  - Order: rt_qpdev_mutex, then rt_qpdev.pend.lock, then rt_qp_lock;
  *    rt_qpdev.ibdev_sem, then rt_qp_lock.  rt_qpdev_mutex and
  *    rt_qpdev.ibdev_sem are never held together.
@@ -67,6 +69,137 @@ enum rt_qpc {
  */
 #define RT_QP_SAMPLES		8
 #define RT_QP_SAMPLES_PER_USER	2
+
+/* The DCQCN reaction point (rocetune_rp.c). */
+/*
+ * Parameter defaults, in the units of the profile's [DCQCN] keys.  From the
+ * DCQCN paper (SIGCOMM 2015) as the project's field notes list them: g =
+ * 1/256 (4/1024), alpha timer 55 us, rate-increase timer 55 us, byte
+ * counter 10 MB, F = 5, R_AI 40 Mb/s, R_HAI 200 Mb/s; from NVIDIA's
+ * defaults: initial alpha 1023/1024 and a rate reduce monitor period of
+ * 4 us.  The maximum rate is a veth's reported speed; the minimum is the
+ * safety floor below.
+ */
+#define RT_RP_G_DEFAULT			4
+#define RT_RP_ALPHA_PERIOD_US_DEFAULT	55
+#define RT_RP_TIME_RESET_US_DEFAULT	55
+#define RT_RP_BYTE_RESET_DEFAULT	10000000
+#define RT_RP_THRESHOLD_DEFAULT		5
+#define RT_RP_AI_MBPS_DEFAULT		40
+#define RT_RP_HAI_MBPS_DEFAULT		200
+#define RT_RP_INITIAL_ALPHA_DEFAULT	1023
+#define RT_RP_RRMP_US_DEFAULT		4
+#define RT_RP_MAX_MBPS_DEFAULT		10000
+
+/*
+ * Safety floor of the rate: rxe keeps up to about 64 packets of a QP in
+ * flight; with its usual 1024-byte path MTU (about 1100 bytes on the wire)
+ * they leave within 50 ms at 12 Mb/s.  A departure is also never set more
+ * than RT_RP_HORIZON_NS ahead, whatever the rate or packet size, so a
+ * packet is never held longer than that (below rxe's ACK timeout, ~67 ms
+ * with perftest's timeout 14).
+ */
+#define RT_RP_FLOOR_MBPS		12
+#define RT_RP_RATE_MAX_MBPS		1000000
+#define RT_RP_HORIZON_NS		(25 * NSEC_PER_MSEC)
+/*
+ * A QP that retransmits (a dead peer, rxe's ACK timeout) is not paced
+ * until this long after its last retransmitted packet.
+ */
+#define RT_RP_RETX_HOLD_NS		(100 * NSEC_PER_MSEC)
+/* Upper bounds of the time and count parameters. */
+#define RT_RP_US_MAX			1000000
+#define RT_RP_THRESHOLD_MAX		31
+#define RT_RP_ALPHA_ONE			1024
+
+/**
+ * struct rt_rp_params - a device's reaction point parameters
+ * @min_mbps: MinRateMbps, never below RT_RP_FLOOR_MBPS
+ * @max_mbps: MaxRateMbps: the rate of an unpaced QP and the ceiling
+ * @ai_mbps: AIRateMbps, the additive increase step
+ * @hai_mbps: HAIRateMbps, the hyper increase step
+ * @time_reset_us: TimeResetUs, the rate-increase timer, 0 off
+ * @byte_reset: ByteResetBytes, the rate-increase byte counter, 0 off
+ * @threshold: Threshold, timer or byte events before additive increase (F)
+ * @initial_alpha: InitialAlpha, in 1/1024
+ * @g: G, the gain of the alpha update, in 1/1024
+ * @alpha_period_us: DceTcpRttUs, the alpha decay period
+ * @rrmp_us: RateReduceMonitorPeriodUs, the shortest time between two cuts
+ */
+struct rt_rp_params {
+	u32 min_mbps;
+	u32 max_mbps;
+	u32 ai_mbps;
+	u32 hai_mbps;
+	u32 time_reset_us;
+	u32 byte_reset;
+	u32 threshold;
+	u32 initial_alpha;
+	u32 g;
+	u32 alpha_period_us;
+	u32 rrmp_us;
+};
+
+/**
+ * struct rt_rp - the reaction point state of one QP, under @lock
+ * @lock: serializes the packet paths and the snapshot (BH-safe)
+ * @paced: a CNP cut the rate and it has not recovered to the maximum:
+ *	the QP's packets are paced
+ * @rc: current rate, bit/s
+ * @rt: target rate, bit/s
+ * @alpha: alpha, in 1/2^20
+ * @alpha_ns: start of the current alpha period (CLOCK_MONOTONIC)
+ * @cut_ns: time of the last rate cut
+ * @timer_ns: start of the current rate-increase timer period
+ * @bytes: bytes sent since the last byte-counter event
+ * @t_stage: timer events since the last cut
+ * @b_stage: byte-counter events since the last cut
+ * @next_ns: the QP's next departure time
+ * @retx: the QP's retransmit counter when last looked at
+ * @cnps: CNPs handled (received for the QP with the device's RP on)
+ * @cuts: rate cuts
+ * @hold_ns: not paced before this time: the QP retransmitted
+ * @releases: times pacing stopped because the QP retransmitted
+ */
+struct rt_rp {
+	spinlock_t lock;	/* see above */
+	bool paced;
+	u64 rc;
+	u64 rt;
+	u64 alpha;
+	u64 alpha_ns;
+	u64 cut_ns;
+	u64 timer_ns;
+	u64 bytes;
+	u32 t_stage;
+	u32 b_stage;
+	u64 next_ns;
+	u64 retx;
+	u64 hold_ns;
+	u64 cnps;
+	u64 cuts;
+	u64 releases;
+};
+
+/**
+ * struct rt_rp_snap - what QP_GET reports of a QP's reaction point
+ * @paced: see struct rt_rp
+ * @rc_kbps: current rate, kbit/s
+ * @rt_kbps: target rate, kbit/s
+ * @alpha: alpha, in 1/1024
+ * @cnps: CNPs handled
+ * @cuts: rate cuts
+ * @releases: pacing stopped for a retransmit
+ */
+struct rt_rp_snap {
+	bool paced;
+	u64 rc_kbps;
+	u64 rt_kbps;
+	u32 alpha;
+	u64 cnps;
+	u64 cuts;
+	u64 releases;
+};
 
 /**
  * struct rt_qp_key - identity of a local QP
@@ -123,6 +256,7 @@ struct rt_qp_txkey {
  *	last sent a CNP for the QP, 0 before the first (rocetune_np.c)
  * @tx: the counters of sent packets, and in @tx.psn the highest request PSN
  *	sent (24-bit serial order) with RT_QP_PSN_VALID
+ * @rp: the reaction point's state (rocetune_rp.c)
  */
 struct rt_qp {
 	struct rhash_head node;
@@ -158,6 +292,7 @@ struct rt_qp {
 		atomic64_t cnt[RT_QPC_TX_NUM];
 		atomic64_t psn;
 	} tx ____cacheline_aligned_in_smp;
+	struct rt_rp rp ____cacheline_aligned_in_smp;
 };
 
 /**
@@ -264,6 +399,9 @@ struct rt_qppend {
  * @np_ce_coalesced: CE marks within @np_gap_us of their QP's last CNP
  * @np_ce_no_cnp: CE marks it could not answer: the receiving QP has no
  *	entry, its remote QP is not known yet or it is destroyed, or IPv6
+ * @rp: the reaction point paces the device's QPs after CNPs
+ *	(rocetune_rp.c); only while @acct
+ * @rp_p: the reaction point's parameters, each read on its own
  * @pend: QP numbers seen in packets, awaiting verification
  * @tpend: remote QPs of sent packets, awaiting their local QP
  * @overflow: a packet was counted as unattributed at once because every
@@ -298,6 +436,8 @@ struct rt_qpdev {
 	atomic64_t np_cnp_failed;
 	atomic64_t np_ce_coalesced;
 	atomic64_t np_ce_no_cnp;
+	bool rp;
+	struct rt_rp_params rp_p;
 	struct rt_qppend pend;
 	struct rt_qppend tpend;
 	bool overflow;
@@ -319,13 +459,14 @@ static inline void rt_qp_seq_bump(unsigned int *seq)
  * (Documentation/design.rst, "Layers"): rocetune_qp_nl.c,
  * rocetune_qp_nl_set.c and rocetune_qp_nl_stats.c (the netlink
  * commands), rocetune_qpdev.c (the devices' lifetime), rocetune_nf.c (the
- * datapath), rocetune_np.c (the notification point, which the datapath
- * calls) and rocetune_qptrack.c (the verification), rocetune_qppend.c
- * (the pending entries), rocetune_qp.c (the table and the device list).
+ * datapath), rocetune_np.c and rocetune_rp.c (the notification and
+ * reaction points, which the datapath calls) and rocetune_qptrack.c (the
+ * verification), rocetune_qppend.c (the pending entries), rocetune_qp.c
+ * (the table and the device list).
  */
 
 #define RT_QP_GET_MAXATTR	ROCETUNE_A_QP_TOP_SAMPLE
-#define RT_QP_SET_MAXATTR	ROCETUNE_A_QP_NP_MIN_CNP_GAP_US
+#define RT_QP_SET_MAXATTR	ROCETUNE_A_QP_RP_RRMP_US
 #define RT_QP_STATS_MAXATTR	ROCETUNE_A_DEV_NAME
 
 /* rocetune_qp_nl.c */
@@ -369,6 +510,11 @@ void rt_nf_unregister(void);
 /* rocetune_np.c */
 void rt_np_rx(struct net *net, const struct net_device *in,
 	      struct rt_qpdev *qd, struct rt_qp *qp, const struct rt_pkt *pkt);
+
+/* rocetune_rp.c */
+void rt_rp_cnp(struct rt_qpdev *qd, struct rt_qp *qp);
+void rt_rp_tx(struct rt_qpdev *qd, struct rt_qp *qp, struct sk_buff *skb);
+bool rt_rp_snap(struct rt_qp *qp, struct rt_rp_snap *s);
 
 /* rocetune_qptrack.c */
 int __init rt_qptrack_init(void);

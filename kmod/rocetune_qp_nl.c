@@ -112,6 +112,8 @@ const struct nla_policy rt_qp_get_policy[RT_QP_GET_MAXATTR + 1] = {
  * @cnt: the counters
  * @delta: change of the ranked counter since the top-K sample
  * @has_delta: @delta is valid (a top-K dump since a sample)
+ * @has_rp: the QP's reaction point handled a CNP: @rp is reported
+ * @rp: the reaction point's state (under its own lock)
  */
 struct rt_qp_snap {
 	struct rt_qp_key key;
@@ -130,6 +132,8 @@ struct rt_qp_snap {
 	u64 cnt[RT_QPC_NUM];
 	u64 delta;
 	bool has_delta;
+	bool has_rp;
+	struct rt_rp_snap rp;
 };
 
 static void rt_qp_snap(struct rt_qp *qp, struct rt_qp_snap *s)
@@ -154,6 +158,7 @@ static void rt_qp_snap(struct rt_qp *qp, struct rt_qp_snap *s)
 	for (i = 0; i < RT_QPC_NUM; i++)
 		s->cnt[i] = atomic64_read(rt_qp_cnt(qp, i));
 	s->has_delta = false;
+	s->has_rp = rt_rp_snap(qp, &s->rp);
 }
 
 /* Drop what rt_qp_snap() referenced. */
@@ -187,6 +192,25 @@ static int rt_qp_put_owner(struct sk_buff *skb, const struct rt_qp_snap *s)
 
 static int rt_qp_put_hw(struct sk_buff *skb, struct ib_device *ibdev,
 			u32 qpn);
+
+/* The reaction point of a QP that handled a CNP (rocetune_rp.c). */
+static int rt_qp_put_rp(struct sk_buff *skb, const struct rt_rp_snap *rp)
+{
+	if (nla_put_u8(skb, ROCETUNE_A_QP_RP_PACED, rp->paced) ||
+	    nla_put_u64_64bit(skb, ROCETUNE_A_QP_RP_RATE_KBPS, rp->rc_kbps,
+			      ROCETUNE_A_QP_PAD) ||
+	    nla_put_u64_64bit(skb, ROCETUNE_A_QP_RP_TARGET_KBPS, rp->rt_kbps,
+			      ROCETUNE_A_QP_PAD) ||
+	    nla_put_u32(skb, ROCETUNE_A_QP_RP_ALPHA, rp->alpha) ||
+	    nla_put_u64_64bit(skb, ROCETUNE_A_QP_RP_CNPS, rp->cnps,
+			      ROCETUNE_A_QP_PAD) ||
+	    nla_put_u64_64bit(skb, ROCETUNE_A_QP_RP_CUTS, rp->cuts,
+			      ROCETUNE_A_QP_PAD) ||
+	    nla_put_u64_64bit(skb, ROCETUNE_A_QP_RP_RELEASES, rp->releases,
+			      ROCETUNE_A_QP_PAD))
+		return -EMSGSIZE;
+	return 0;
+}
 
 /* One QP message; with @ibdev, also its hardware counters (do only). */
 static int rt_qp_fill(struct sk_buff *skb, const struct rt_qp_snap *s,
@@ -237,6 +261,8 @@ static int rt_qp_fill(struct sk_buff *skb, const struct rt_qp_snap *s,
 	if (s->has_delta &&
 	    nla_put_u64_64bit(skb, ROCETUNE_A_QP_TOP_DELTA, s->delta,
 			      ROCETUNE_A_QP_PAD))
+		goto err_cancel_nest;
+	if (s->has_rp && rt_qp_put_rp(skb, &s->rp))
 		goto err_cancel_nest;
 	if (ibdev && rt_qp_put_hw(skb, ibdev, s->key.qpn) < 0)
 		goto err_cancel_nest;

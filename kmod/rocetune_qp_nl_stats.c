@@ -4,8 +4,8 @@
  *
  * Whether a device accounts, what could not be attributed to a QP, the
  * pending entries, whether attribution is degraded, the table's size,
- * maximum and generation, and the notification point's state and
- * counters.  A dump lists every device the caller's
+ * maximum and generation, the notification point's state and
+ * counters, and the reaction point's state and parameters.  A dump lists every device the caller's
  * network namespace may see, by index.
  */
 
@@ -18,6 +18,36 @@
 const struct nla_policy rt_qp_stats_policy[RT_QP_STATS_MAXATTR + 1] = {
 	RT_POLICY_DEV,
 };
+
+/* The reaction point's state and parameters. */
+static int rt_qp_stats_rp(struct sk_buff *skb, const struct rt_qpdev *qd)
+{
+	const struct rt_rp_params *p = &qd->rp_p;
+
+	if (nla_put_u8(skb, ROCETUNE_A_QP_RP_ENABLE, READ_ONCE(qd->rp)) ||
+	    nla_put_u32(skb, ROCETUNE_A_QP_RP_MIN_RATE_MBPS,
+			READ_ONCE(p->min_mbps)) ||
+	    nla_put_u32(skb, ROCETUNE_A_QP_RP_MAX_RATE_MBPS,
+			READ_ONCE(p->max_mbps)) ||
+	    nla_put_u32(skb, ROCETUNE_A_QP_RP_AI_RATE_MBPS,
+			READ_ONCE(p->ai_mbps)) ||
+	    nla_put_u32(skb, ROCETUNE_A_QP_RP_HAI_RATE_MBPS,
+			READ_ONCE(p->hai_mbps)) ||
+	    nla_put_u32(skb, ROCETUNE_A_QP_RP_TIME_RESET_US,
+			READ_ONCE(p->time_reset_us)) ||
+	    nla_put_u32(skb, ROCETUNE_A_QP_RP_BYTE_RESET_BYTES,
+			READ_ONCE(p->byte_reset)) ||
+	    nla_put_u32(skb, ROCETUNE_A_QP_RP_THRESHOLD,
+			READ_ONCE(p->threshold)) ||
+	    nla_put_u32(skb, ROCETUNE_A_QP_RP_INITIAL_ALPHA,
+			READ_ONCE(p->initial_alpha)) ||
+	    nla_put_u32(skb, ROCETUNE_A_QP_RP_G, READ_ONCE(p->g)) ||
+	    nla_put_u32(skb, ROCETUNE_A_QP_RP_ALPHA_PERIOD_US,
+			READ_ONCE(p->alpha_period_us)) ||
+	    nla_put_u32(skb, ROCETUNE_A_QP_RP_RRMP_US, READ_ONCE(p->rrmp_us)))
+		return -EMSGSIZE;
+	return 0;
+}
 
 static int rt_qp_stats_fill(struct sk_buff *skb, struct rt_qpdev *qd,
 			    u32 portid, u32 seq, int flags)
@@ -64,7 +94,8 @@ static int rt_qp_stats_fill(struct sk_buff *skb, struct rt_qpdev *qd,
 			      ROCETUNE_A_PAD) ||
 	    nla_put_u64_64bit(skb, ROCETUNE_A_QP_NP_CE_NO_CNP,
 			      atomic64_read(&qd->np_ce_no_cnp),
-			      ROCETUNE_A_PAD)) {
+			      ROCETUNE_A_PAD) ||
+	    rt_qp_stats_rp(skb, qd)) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}

@@ -196,7 +196,7 @@ static unsigned int rt_qp_nacct;
  * The netfilter hooks are registered with the first device that accounts
  * and unregistered with the last (so that a host without one pays nothing
  * per packet).  Turning accounting off also turns the device's
- * notification point off: it lives in the same hooks.
+ * notification and reaction points off: they live in the same hooks.
  *
  * Context: process context, rt_qpdev_mutex held.
  * Return: 0, or the error of registering the hooks.
@@ -222,6 +222,7 @@ int rt_qp_acct_set(struct rt_qpdev *qd, bool on)
 		return 0;
 	}
 	WRITE_ONCE(qd->np, false);
+	WRITE_ONCE(qd->rp, false);
 	WRITE_ONCE(qd->acct, false);
 	/* Waits for the hooks running, so that none finds @qd after it. */
 	if (!--rt_qp_nacct)
@@ -274,6 +275,19 @@ int rt_qp_dev_add(struct ib_device *ibdev)
 	atomic64_set(&qd->np_cnp_failed, 0);
 	atomic64_set(&qd->np_ce_coalesced, 0);
 	atomic64_set(&qd->np_ce_no_cnp, 0);
+	qd->rp_p = (struct rt_rp_params) {
+		.min_mbps = RT_RP_FLOOR_MBPS,
+		.max_mbps = RT_RP_MAX_MBPS_DEFAULT,
+		.ai_mbps = RT_RP_AI_MBPS_DEFAULT,
+		.hai_mbps = RT_RP_HAI_MBPS_DEFAULT,
+		.time_reset_us = RT_RP_TIME_RESET_US_DEFAULT,
+		.byte_reset = RT_RP_BYTE_RESET_DEFAULT,
+		.threshold = RT_RP_THRESHOLD_DEFAULT,
+		.initial_alpha = RT_RP_INITIAL_ALPHA_DEFAULT,
+		.g = RT_RP_G_DEFAULT,
+		.alpha_period_us = RT_RP_ALPHA_PERIOD_US_DEFAULT,
+		.rrmp_us = RT_RP_RRMP_US_DEFAULT,
+	};
 	if (rt_qppend_init(qd)) {
 		kfree(qd);
 		return -ENOMEM;

@@ -7,7 +7,8 @@
  *			 [ since GEN | changed ]
  *	rocetune qp stats [ dev DEV ]
  *	rocetune qp set [ dev DEV [ accounting { on | off } ]
- *			  [ np { on | off } ] [ np-min-cnp-gap-us US ] ]
+ *			  [ np { on | off } ] [ np-min-cnp-gap-us US ]
+ *			  [ rp { on | off } ] [ rp-PARAM N ... ] ]
  *			[ table-max N ] [ linger-ms MS ] [ verify-ms MS ]
  *
  * Every "qp show" prints the generation of its dump ("gen"); passing it
@@ -59,6 +60,21 @@ struct rt_qp_show_ctx {
 	size_t nv, cap;
 };
 
+/* The reaction point's line of a QP that handled a CNP. */
+static void rt_qp_print_rp(struct rt_print *pr, const struct rt_qp *qp)
+{
+	if (!rt_has(qp->qattrs, ROCETUNE_A_QP_RP_CNPS))
+		return;
+	rt_print_text(pr, "\n   ");
+	rt_print_kv_bool(pr, "rp_paced", qp->rp_paced);
+	rt_print_kv_uint(pr, "rp_rate_kbps", qp->rp_rate_kbps);
+	rt_print_kv_uint(pr, "rp_target_kbps", qp->rp_target_kbps);
+	rt_print_kv_uint(pr, "rp_alpha", qp->rp_alpha);
+	rt_print_kv_uint(pr, "rp_cnps", qp->rp_cnps);
+	rt_print_kv_uint(pr, "rp_cuts", qp->rp_cuts);
+	rt_print_kv_uint(pr, "rp_releases", qp->rp_releases);
+}
+
 static void rt_qp_print(struct rt_print *pr, const struct rt_qp *qp)
 {
 	size_t i;
@@ -106,6 +122,7 @@ static void rt_qp_print(struct rt_print *pr, const struct rt_qp *qp)
 		if (d->attr == ROCETUNE_A_QP_TX_CNP_PKTS)
 			rt_print_text(pr, "\n   ");
 	}
+	rt_qp_print_rp(pr, qp);
 	rt_print_text(pr, "\n");
 	rt_print_close_object(pr);
 }
@@ -371,6 +388,49 @@ static void rt_qp_stats_np(struct rt_print *pr, struct nlattr **tb)
 					 nla_get_u64(tb[cnt[i].attr]));
 }
 
+/*
+ * The reaction point's parameters: the "qp set" keyword, the JSON key of
+ * "qp stats" and the attribute, in the [DCQCN] keys' units.
+ */
+static const struct {
+	int attr;
+	const char *kw;
+	const char *key;
+} rt_qp_rp_params[] = {
+	{ ROCETUNE_A_QP_RP_MIN_RATE_MBPS, "rp-min-rate-mbps", "rp_min_rate_mbps" },
+	{ ROCETUNE_A_QP_RP_MAX_RATE_MBPS, "rp-max-rate-mbps", "rp_max_rate_mbps" },
+	{ ROCETUNE_A_QP_RP_AI_RATE_MBPS, "rp-ai-rate-mbps", "rp_ai_rate_mbps" },
+	{ ROCETUNE_A_QP_RP_HAI_RATE_MBPS, "rp-hai-rate-mbps", "rp_hai_rate_mbps" },
+	{ ROCETUNE_A_QP_RP_TIME_RESET_US, "rp-time-reset-us", "rp_time_reset_us" },
+	{ ROCETUNE_A_QP_RP_BYTE_RESET_BYTES, "rp-byte-reset-bytes",
+	  "rp_byte_reset_bytes" },
+	{ ROCETUNE_A_QP_RP_THRESHOLD, "rp-threshold", "rp_threshold" },
+	{ ROCETUNE_A_QP_RP_INITIAL_ALPHA, "rp-initial-alpha", "rp_initial_alpha" },
+	{ ROCETUNE_A_QP_RP_G, "rp-g", "rp_g" },
+	{ ROCETUNE_A_QP_RP_ALPHA_PERIOD_US, "rp-alpha-period-us",
+	  "rp_alpha_period_us" },
+	{ ROCETUNE_A_QP_RP_RRMP_US, "rp-rate-reduce-period-us",
+	  "rp_rate_reduce_period_us" },
+};
+
+#define RT_QP_RP_NPARAMS	(sizeof(rt_qp_rp_params) / sizeof(rt_qp_rp_params[0]))
+
+/* The reaction point's part of a QP stats message (on a new line). */
+static void rt_qp_stats_rp(struct rt_print *pr, struct nlattr **tb)
+{
+	size_t i;
+
+	/* A kernel without the reaction point says nothing of it. */
+	if (!tb[ROCETUNE_A_QP_RP_ENABLE])
+		return;
+	rt_print_text(pr, "\n   ");
+	rt_print_kv_bool(pr, "rp", nla_get_u8(tb[ROCETUNE_A_QP_RP_ENABLE]));
+	for (i = 0; i < RT_QP_RP_NPARAMS; i++)
+		if (tb[rt_qp_rp_params[i].attr])
+			rt_print_kv_uint(pr, rt_qp_rp_params[i].key,
+					 nla_get_u32(tb[rt_qp_rp_params[i].attr]));
+}
+
 /* "on" or "off" after keyword @kw into @out (1 or 0). */
 static int rt_qp_arg_onoff(struct rt_cli *cli, const char *kw, int *out)
 {
@@ -435,6 +495,7 @@ static int rt_qp_stats_cb(const struct nlmsghdr *nlh, void *arg)
 	if (tb[ROCETUNE_A_QP_GEN])
 		rt_print_kv_uint(pr, "gen", nla_get_u64(tb[ROCETUNE_A_QP_GEN]));
 	rt_qp_stats_np(pr, tb);
+	rt_qp_stats_rp(pr, tb);
 	if (tb[ROCETUNE_A_QP_LOOPBACK_UNSEEN] &&
 	    nla_get_u8(tb[ROCETUNE_A_QP_LOOPBACK_UNSEEN])) {
 		rt_print_bool(pr, RT_PRINT_JSON, "loopback_unseen", NULL, true);
@@ -475,13 +536,26 @@ static int rt_qp_stats(struct rt_cli *cli)
 	return err ? rt_cli_nl_error(cli, err, "qp stats") : RT_EXIT_OK;
 }
 
+/* Is the next argument a reaction point parameter; which one in @i. */
+static bool rt_qp_rp_param(struct rt_cli *cli, size_t *i)
+{
+	for (*i = 0; *i < RT_QP_RP_NPARAMS; (*i)++)
+		if (rt_arg_is(cli, rt_qp_rp_params[*i].kw))
+			return true;
+	return false;
+}
+
 static int rt_qp_set(struct rt_cli *cli)
 {
 	char dev[RT_NAME_LEN] = "";
 	uint32_t table_max = 0, linger = 0, verify = 0, gap = 0;
 	bool has_linger = false, has_verify = false, has_gap = false;
-	int acct = -1, np = -1, err = 0;
+	uint32_t rpv[RT_QP_RP_NPARAMS];
+	bool has_rpv[RT_QP_RP_NPARAMS] = { false };
+	bool has_rpp = false;
+	int acct = -1, np = -1, rp = -1, err = 0;
 	struct nl_msg *msg;
+	size_t i;
 
 	while (!err && rt_arg_peek(cli)) {
 		if (rt_arg_is(cli, "dev")) {
@@ -496,6 +570,14 @@ static int rt_qp_set(struct rt_cli *cli)
 			err = rt_arg_u32(cli, "np-min-cnp-gap-us", 0, UINT32_MAX,
 					 &gap);
 			has_gap = true;
+		} else if (rt_arg_is(cli, "rp")) {
+			err = rt_qp_arg_onoff(cli, "rp", &rp);
+		} else if (rt_qp_rp_param(cli, &i)) {
+			rt_arg_next(cli);
+			err = rt_arg_u32(cli, rt_qp_rp_params[i].kw, 0,
+					 UINT32_MAX, &rpv[i]);
+			has_rpv[i] = true;
+			has_rpp = true;
 		} else if (rt_arg_is(cli, "table-max")) {
 			rt_arg_next(cli);
 			err = rt_arg_u32(cli, "table-max", 1, UINT32_MAX,
@@ -514,14 +596,16 @@ static int rt_qp_set(struct rt_cli *cli)
 			err = rt_arg_end(cli);
 		}
 	}
-	if (!err && !dev[0] && (acct >= 0 || np >= 0 || has_gap)) {
+	if (!err && !dev[0] &&
+	    (acct >= 0 || np >= 0 || has_gap || rp >= 0 || has_rpp)) {
 		rt_usage_error("\"%s\" needs \"dev DEV\"",
 			       acct >= 0 ? "accounting" :
-			       np >= 0 ? "np" : "np-min-cnp-gap-us");
+			       np >= 0 ? "np" : has_gap ? "np-min-cnp-gap-us" :
+			       rp >= 0 ? "rp" : "rp-...");
 		err = RT_EXIT_USAGE;
 	}
 	if (!err && acct < 0 && np < 0 && !has_gap && !table_max &&
-	    !has_linger && !has_verify) {
+	    !has_linger && !has_verify && rp < 0 && !has_rpp) {
 		rt_usage_error("nothing to set; try \"rocetune qp help\"");
 		err = RT_EXIT_USAGE;
 	}
@@ -537,10 +621,17 @@ static int rt_qp_set(struct rt_cli *cli)
 	     nla_put_u32(msg, ROCETUNE_A_QP_NP_MIN_CNP_GAP_US, gap)) ||
 	    (table_max && nla_put_u32(msg, ROCETUNE_A_QP_TABLE_MAX, table_max)) ||
 	    (has_linger && nla_put_u32(msg, ROCETUNE_A_QP_LINGER_MS, linger)) ||
-	    (has_verify && nla_put_u32(msg, ROCETUNE_A_QP_VERIFY_MS, verify))) {
+	    (has_verify && nla_put_u32(msg, ROCETUNE_A_QP_VERIFY_MS, verify)) ||
+	    (rp >= 0 && nla_put_u8(msg, ROCETUNE_A_QP_RP_ENABLE, rp))) {
 		nlmsg_free(msg);
 		return rt_cli_nl_error(cli, -ENOMEM, "qp set");
 	}
+	for (i = 0; i < RT_QP_RP_NPARAMS; i++)
+		if (has_rpv[i] &&
+		    nla_put_u32(msg, rt_qp_rp_params[i].attr, rpv[i])) {
+			nlmsg_free(msg);
+			return rt_cli_nl_error(cli, -ENOMEM, "qp set");
+		}
 	err = rt_nl_do(&cli->nl, msg, NULL, NULL);
 	return err ? rt_cli_nl_error(cli, err, "qp set") : RT_EXIT_OK;
 }
@@ -552,11 +643,16 @@ static int rt_qp_help(struct rt_cli *cli)
 	       "                        [ top K [ by FIELD ] ] [ since GEN | changed ]\n"
 	       "       rocetune qp stats [ dev DEV ]\n"
 	       "       rocetune qp set [ dev DEV [ accounting { on | off } ]\n"
-	       "                         [ np { on | off } ] [ np-min-cnp-gap-us US ] ]\n"
+	       "                         [ np { on | off } ] [ np-min-cnp-gap-us US ]\n"
+	       "                         [ rp { on | off } ] [ RP-PARAM N ]... ]\n"
 	       "                       [ table-max N ] [ linger-ms MS ] [ verify-ms MS ]\n"
 	       "       rocetune qp help\n"
 	       "FIELD := rx_pkts | tx_pkts | rx_ecn_ce_pkts | rx_cnp_pkts | tx_cnp_pkts |\n"
 	       "         tx_retransmit_pkts | rx_nak_seq_err | ... (see rocetune-qp(8))\n"
+	       "RP-PARAM := rp-min-rate-mbps | rp-max-rate-mbps | rp-ai-rate-mbps |\n"
+	       "            rp-hai-rate-mbps | rp-time-reset-us | rp-byte-reset-bytes |\n"
+	       "            rp-threshold | rp-initial-alpha | rp-g | rp-alpha-period-us |\n"
+	       "            rp-rate-reduce-period-us\n"
 	       "-o prometheus without \"top K\" or \"qpn N\" writes the top %d QPs.\n",
 	       RT_QP_PROM_TOP_K);
 	return RT_EXIT_OK;

@@ -313,6 +313,13 @@ static struct nla_policy rt_qp_policy[ROCETUNE_A_QP_MAX + 1] = {
 	[ROCETUNE_A_QP_DESTROYED_NS]	= { .type = NLA_U64 },
 	[ROCETUNE_A_QP_TOP_DELTA]	= { .type = NLA_U64 },
 	[ROCETUNE_A_QP_PORT]		= { .type = NLA_U32 },
+	[ROCETUNE_A_QP_RP_PACED]	= { .type = NLA_U8 },
+	[ROCETUNE_A_QP_RP_RATE_KBPS]	= { .type = NLA_U64 },
+	[ROCETUNE_A_QP_RP_TARGET_KBPS]	= { .type = NLA_U64 },
+	[ROCETUNE_A_QP_RP_ALPHA]	= { .type = NLA_U32 },
+	[ROCETUNE_A_QP_RP_CNPS]		= { .type = NLA_U64 },
+	[ROCETUNE_A_QP_RP_CUTS]		= { .type = NLA_U64 },
+	[ROCETUNE_A_QP_RP_RELEASES]	= { .type = NLA_U64 },
 };
 
 int rt_qp_parse(const struct nlmsghdr *nlh, struct rt_qp *qp)
@@ -353,6 +360,13 @@ int rt_qp_parse(const struct nlmsghdr *nlh, struct rt_qp *qp)
 	qp->last_seen_ns = rt_get_u64(q[ROCETUNE_A_QP_LAST_SEEN_NS]);
 	qp->destroyed_ns = rt_get_u64(q[ROCETUNE_A_QP_DESTROYED_NS]);
 	qp->top_delta = rt_get_u64(q[ROCETUNE_A_QP_TOP_DELTA]);
+	qp->rp_paced = rt_get_u8(q[ROCETUNE_A_QP_RP_PACED]);
+	qp->rp_alpha = rt_get_u32(q[ROCETUNE_A_QP_RP_ALPHA]);
+	qp->rp_rate_kbps = rt_get_u64(q[ROCETUNE_A_QP_RP_RATE_KBPS]);
+	qp->rp_target_kbps = rt_get_u64(q[ROCETUNE_A_QP_RP_TARGET_KBPS]);
+	qp->rp_cnps = rt_get_u64(q[ROCETUNE_A_QP_RP_CNPS]);
+	qp->rp_cuts = rt_get_u64(q[ROCETUNE_A_QP_RP_CUTS]);
+	qp->rp_releases = rt_get_u64(q[ROCETUNE_A_QP_RP_RELEASES]);
 	return 0;
 }
 

@@ -124,6 +124,13 @@ struct rt_qp {
 	uint64_t last_seen_ns;
 	uint64_t destroyed_ns;
 	uint64_t top_delta;
+	uint8_t rp_paced;		/* reaction point: pacing the QP */
+	uint32_t rp_alpha;		/* ... alpha, 1/1024 */
+	uint64_t rp_rate_kbps;		/* ... current rate */
+	uint64_t rp_target_kbps;	/* ... target rate */
+	uint64_t rp_cnps;		/* ... CNPs handled */
+	uint64_t rp_cuts;		/* ... rate cuts */
+	uint64_t rp_releases;		/* ... pacing stopped: retransmit */
 	uint64_t cnt[ROCETUNE_A_QP_MAX + 1];	/* by ROCETUNE_A_QP_* */
 	char dev[RT_NAME_LEN];
 	char comm[RT_NAME_LEN];

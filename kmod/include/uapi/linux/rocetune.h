@@ -90,6 +90,18 @@ enum rocetune_attr {
 	ROCETUNE_A_QP_NP_CNP_FAILED,	/* u64: CNPs it could not send */
 	ROCETUNE_A_QP_NP_CE_COALESCED,	/* u64: CE marks within the gap of a CNP */
 	ROCETUNE_A_QP_NP_CE_NO_CNP,	/* u64: CE marks without CNP: remote QP unknown */
+	ROCETUNE_A_QP_RP_ENABLE,	/* u8: per-device DCQCN reaction point on/off */
+	ROCETUNE_A_QP_RP_MIN_RATE_MBPS,	/* u32: MinRateMbps */
+	ROCETUNE_A_QP_RP_MAX_RATE_MBPS,	/* u32: MaxRateMbps */
+	ROCETUNE_A_QP_RP_AI_RATE_MBPS,	/* u32: AIRateMbps */
+	ROCETUNE_A_QP_RP_HAI_RATE_MBPS,	/* u32: HAIRateMbps */
+	ROCETUNE_A_QP_RP_TIME_RESET_US,	/* u32: TimeResetUs, 0 = off */
+	ROCETUNE_A_QP_RP_BYTE_RESET_BYTES,	/* u32: ByteResetBytes, 0 = off */
+	ROCETUNE_A_QP_RP_THRESHOLD,	/* u32: Threshold (F) */
+	ROCETUNE_A_QP_RP_INITIAL_ALPHA,	/* u32: InitialAlpha, 1/1024 */
+	ROCETUNE_A_QP_RP_G,		/* u32: G, 1/1024 */
+	ROCETUNE_A_QP_RP_ALPHA_PERIOD_US,	/* u32: DceTcpRttUs */
+	ROCETUNE_A_QP_RP_RRMP_US,	/* u32: RateReduceMonitorPeriodUs */
 
 	__ROCETUNE_A_MAX,
 	ROCETUNE_A_MAX = __ROCETUNE_A_MAX - 1
@@ -196,6 +208,13 @@ enum rocetune_a_qp {
 	ROCETUNE_A_QP_DESTROYED_NS,	/* u64: CLOCK_MONOTONIC of the QP's destroy */
 	ROCETUNE_A_QP_TOP_DELTA,	/* u64: change of TOP_BY since TOP_SAMPLE */
 	ROCETUNE_A_QP_PORT,		/* u32: the QP's port, if known */
+	ROCETUNE_A_QP_RP_PACED,		/* u8: 1: the reaction point paces the QP */
+	ROCETUNE_A_QP_RP_RATE_KBPS,	/* u64: reaction point current rate (Rc) */
+	ROCETUNE_A_QP_RP_TARGET_KBPS,	/* u64: ... target rate (Rt) */
+	ROCETUNE_A_QP_RP_ALPHA,		/* u32: ... alpha, 1/1024 */
+	ROCETUNE_A_QP_RP_CNPS,		/* u64: CNPs the reaction point handled */
+	ROCETUNE_A_QP_RP_CUTS,		/* u64: ... rate cuts */
+	ROCETUNE_A_QP_RP_RELEASES,	/* u64: ... pacing stopped: retransmit */
 
 	__ROCETUNE_A_QP_MAX,
 	ROCETUNE_A_QP_MAX = __ROCETUNE_A_QP_MAX - 1

@@ -1,0 +1,323 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# The DCQCN reaction point (RP) of software RoCE (rocetune_rp.c): perftest
+# traffic from rxe0 to rxe1, one QP.  On va's egress a clsact filter marks
+# every 10th RoCEv2 packet CE (tc pedit; deterministic, before the root
+# qdisc), fq is va's root qdisc (it honours the departure times the RP
+# sets), and rxe1's notification point answers each CE mark with a CNP.
+# The capture on vb and the module's counters are the oracle (rt_rp.py):
+# the CNPs the capture shows for the sending QP equal the CNPs its RP
+# handled and the CNPs its counters saw.  With the RP on, the sending rate
+# (from the capture) is lower than with it off under the same marking and
+# not below the floor;
+# the QP's rate never reported below the floor; after the marking stops,
+# the rate rises back to the maximum.  Killing the QPs and unloading the
+# module under traffic with the RP on leave the kernel log clean.
+
+ALL_TESTS="rp_knobs rp_off rp_on rp_recover rp_teardown"
+
+source "$(dirname "$0")/qp_lib.sh"
+
+RT_RP="$RT_SELFTESTS/rt_rp.py"
+# ECN-capable traffic class (ECT(0)); its CE-marked form.
+TCLASS=106
+TOS_CE=0x6b
+# The RP's parameters for emulated rxe (tens of Mb/s): the maximum a few
+# times what rxe reaches; a slow rate-increase timer (10 ms), because under
+# emulation the CNPs come in bursts with tens of ms between them, in which
+# a faster timer's additive increase undoes the cuts (a paper-like 1 ms
+# held the rate near 200 Mb/s in the VM); a small byte counter (100 kB) so
+# that hyper increase brings the rate back soon after the marking stops.
+# The floor (12 Mb/s) is the kernel's.
+FLOOR_KBPS=12000
+MAX_MBPS=400
+RP_PARAMS="rp-max-rate-mbps $MAX_MBPS rp-time-reset-us 10000 rp-byte-reset-bytes 100000 rp-ai-rate-mbps 2 rp-hai-rate-mbps 10"
+# The sending rate (IP bytes, from the capture) may not be below 90% of the
+# floor: the first and last packets of the capture bound the time, and the
+# start and the end of the run are not paced.
+FLOOR_MBPS=10.8
+
+rt_rp() {
+	python3 "$RT_RP" "$@"
+}
+
+qp_test_cleanup() {
+	tc filter del dev "$RT_NETDEV0" egress prio 1 2> /dev/null
+	tc qdisc del dev "$RT_NETDEV0" root 2> /dev/null
+}
+
+# rp_marking: every 10th RoCEv2 packet leaving va is marked CE (and its
+# IP header checksum fixed); the filter runs before the capture mirror of
+# qp_lib.sh, which it lets run ("continue").
+rp_marking() {
+	tc filter add dev "$RT_NETDEV0" egress prio 1 protocol ip \
+		u32 match ip protocol 17 0xff match ip dport 4791 0xffff \
+		action gact continue random determ pipe 10 \
+		action pedit munge ip tos set "$TOS_CE" pipe \
+		action csum iph continue
+}
+
+rp_unmark() {
+	tc filter del dev "$RT_NETDEV0" egress prio 1
+}
+
+rp_fq() {
+	tc qdisc replace dev "$RT_NETDEV0" root fq
+}
+
+# rp_rate NAME: rxe0's sending rate (Mb/s of IP bytes) in NAME's capture.
+rp_rate() {
+	rt_rp rate --pcap "$OUT/$1-vb.pcap" --ip0 "$RT_IP0" --ip1 "$RT_IP1"
+}
+
+# rp_dump NAME: rxe0's QPs now, to OUT/NAME-rp.json.
+rp_dump() {
+	"$RT_CLI" -j qp show dev "$RT_RXE0" > "$OUT/$1-rp.json" &&
+		jq -e 'type == "array"' "$OUT/$1-rp.json" > /dev/null
+}
+
+# rp_traffic NAME SECONDS: ib_write_bw, one QP, from rxe0 to rxe1 through
+# the marking, captured.
+rp_traffic() {
+	local name=$1 d=$2 rc
+
+	rp_fq && rp_marking || return 1
+	run_pair "$name" \
+		"ib_write_bw -F -d $RT_RXE1 -x $G1 -p $PORT -q 1 -s 4096 -D $d --tclass=$TCLASS" \
+		"ib_write_bw -F -d $RT_RXE0 -x $G0 -p $PORT -q 1 -s 4096 -D $d --tclass=$TCLASS $RT_IP1"
+	rc=$?
+	rp_unmark || rc=1
+	tc qdisc del dev "$RT_NETDEV0" root || rc=1
+	return "$rc"
+}
+
+rp_check() {
+	local name=$1
+
+	shift
+	rp_dump "$name" &&
+		rt_rp check --pcap "$OUT/$name-vb.pcap" --ip0 "$RT_IP0" \
+			--ip1 "$RT_IP1" --dev0 "$RT_RXE0" \
+			--dump "$OUT/$name-rp.json" "$@"
+}
+
+rp_knobs() {
+	local out
+
+	RET=0
+	qp_reload
+	check_err $? "cannot load rocetune.ko"
+	out=$("$RT_CLI" -j qp stats dev "$RT_RXE0")
+	check_err $? "qp stats failed"
+	jq -e '.[0] | .rp == false and .rp_min_rate_mbps == 12 and
+		.rp_max_rate_mbps == 10000 and .rp_ai_rate_mbps == 40 and
+		.rp_hai_rate_mbps == 200 and .rp_time_reset_us == 55 and
+		.rp_byte_reset_bytes == 10000000 and .rp_threshold == 5 and
+		.rp_initial_alpha == 1023 and .rp_g == 4 and
+		.rp_alpha_period_us == 55 and
+		.rp_rate_reduce_period_us == 4' <<< "$out" > /dev/null
+	check_err $? "defaults: $out"
+	out=$("$RT_CLI" qp set dev "$RT_RXE0" rp-min-rate-mbps 11 2>&1)
+	[ $? = 1 ] && grep -q "valid range 12..1000000" <<< "$out"
+	check_err $? "a minimum below the floor: \"$out\""
+	out=$("$RT_CLI" qp set dev "$RT_RXE0" rp-min-rate-mbps 500 rp-max-rate-mbps 400 2>&1)
+	[ $? = 1 ] && grep -q "minimum rate is above its maximum" <<< "$out"
+	check_err $? "minimum above maximum: \"$out\""
+	out=$("$RT_CLI" qp set rp on 2>&1)
+	[ $? = 2 ] && grep -q '"rp" needs "dev DEV"' <<< "$out"
+	check_err $? "rp without a device: \"$out\""
+	"$RT_CLI" qp set dev "$RT_RXE0" accounting off
+	check_err $? "accounting off failed"
+	out=$("$RT_CLI" qp set dev "$RT_RXE0" rp on 2>&1)
+	[ $? = 1 ] && grep -q "needs the device's QP accounting on" <<< "$out"
+	check_err $? "rp on without accounting: \"$out\""
+	# shellcheck disable=SC2086 # the parameters are split into words
+	"$RT_CLI" qp set dev "$RT_RXE0" accounting on rp on $RP_PARAMS
+	check_err $? "accounting, rp and its parameters in one request failed"
+	out=$("$RT_CLI" -j qp stats dev "$RT_RXE0")
+	jq -e ".[0] | .rp == true and .rp_max_rate_mbps == $MAX_MBPS and
+		.rp_time_reset_us == 10000 and
+		.rp_byte_reset_bytes == 100000" <<< "$out" > /dev/null
+	check_err $? "after set: $out"
+	"$RT_CLI" qp set dev "$RT_RXE0" accounting off
+	check_err $? "accounting off failed"
+	[ "$(qp_stat "$RT_RXE0" qp_rp_enable)" = 0 ]
+	check_err $? "accounting off left the RP on"
+	log_test "rp knobs: default off, paper/NVIDIA defaults; refusals explained; off with accounting"
+}
+
+RP_OFF_MBPS=
+
+rp_off() {
+	RET=0
+	qp_reload
+	check_err $? "cannot load rocetune.ko"
+	"$RT_CLI" qp set dev "$RT_RXE1" np on np-min-cnp-gap-us 0
+	check_err $? "np on failed"
+	rp_traffic off 6
+	check_err $? "ib_write_bw failed: $(tail -n 1 "$OUT/off-client.log")"
+	RP_OFF_MBPS=$(rp_rate off)
+	check_err $? "no traffic in the capture"
+	rp_check off --expect-none
+	check_err $? "the capture or the QPs differ from RP off"
+	echo "# RP off: rxe0 sent $RP_OFF_MBPS Mb/s (capture)"
+	log_test "RP off: CNPs come, nothing paced, no RP state"
+}
+
+rp_on() {
+	local mbps min
+
+	RET=0
+	qp_reload
+	check_err $? "cannot load rocetune.ko"
+	# shellcheck disable=SC2086
+	"$RT_CLI" qp set dev "$RT_RXE1" np on np-min-cnp-gap-us 0 &&
+		"$RT_CLI" qp set dev "$RT_RXE0" rp on $RP_PARAMS
+	check_err $? "np or rp on failed"
+	rp_traffic on 6
+	check_err $? "ib_write_bw failed: $(tail -n 1 "$OUT/on-client.log")"
+	mbps=$(rp_rate on)
+	check_err $? "no traffic in the capture"
+	rp_check on
+	check_err $? "the CNPs the RP handled differ from the capture"
+	echo "# RP on: rxe0 sent $mbps Mb/s (capture; RP off: ${RP_OFF_MBPS:-?})"
+	[ -n "$RP_OFF_MBPS" ] && awk -v a="$mbps" -v b="$RP_OFF_MBPS" \
+		'BEGIN { exit !(a < b) }'
+	check_err $? "rate with the RP on ($mbps) not below RP off (${RP_OFF_MBPS:-none})"
+	awk -v a="$mbps" -v f="$FLOOR_MBPS" 'BEGIN { exit !(a >= f) }'
+	check_err $? "rate $mbps Mb/s below 90% of the floor ($FLOOR_MBPS)"
+	min=$(jq '[.[] | select(.rp_cnps) | .rp_rate_kbps] | min' "$OUT/on-rp.json")
+	[ "$min" != null ] && [ "$min" -ge "$FLOOR_KBPS" ]
+	check_err $? "a QP's rate $min kb/s, below the floor"
+	# The pacing binds: the QP's rate is below what it sent with the RP off.
+	[ -n "$RP_OFF_MBPS" ] && awk -v r="$min" -v b="$RP_OFF_MBPS" \
+		'BEGIN { exit !(r < b * 1000) }'
+	check_err $? "the QP's rate $min kb/s is not below its RP-off rate ($RP_OFF_MBPS Mb/s)"
+	jq -e '[.[] | select(.rp_cnps > 0 and .rp_cuts > 0)] | length == 1' \
+		"$OUT/on-rp.json" > /dev/null
+	check_err $? "no QP whose rate was cut: $(cat "$OUT/on-rp.json")"
+	log_test "RP on: CNPs handled = captured, paced and sent rate below RP off, not below the floor"
+}
+
+# rp_sample NAME: the sending QP's "paced rate_kbps" now.
+rp_sample() {
+	"$RT_CLI" -j qp show dev "$RT_RXE0" |
+		jq -e -r '[.[] | select(.rp_cnps > 0)] |
+			if length == 1 then .[0] | "\(.rp_paced) \(.rp_rate_kbps)"
+			else error("not one QP with RP state") end' |
+		tee "$OUT/$1-sample.txt"
+}
+
+rp_recover() {
+	local spid cpid s1 s2 r1 r2
+
+	RET=0
+	qp_reload
+	check_err $? "cannot load rocetune.ko"
+	# shellcheck disable=SC2086
+	"$RT_CLI" qp set dev "$RT_RXE1" np on np-min-cnp-gap-us 0 &&
+		"$RT_CLI" qp set dev "$RT_RXE0" rp on $RP_PARAMS
+	check_err $? "np or rp on failed"
+	rp_fq && rp_marking
+	check_err $? "cannot add fq and the marking"
+	ib_write_bw -F -d "$RT_RXE1" -x "$G1" -p "$PORT" -q 1 -D 16 -s 4096 \
+		--tclass="$TCLASS" > "$OUT/rec-server.log" 2>&1 &
+	spid=$!
+	wait_for 10 rt_port_listening "$PORT"
+	check_err $? "the ib_write_bw server does not listen"
+	ib_write_bw -F -d "$RT_RXE0" -x "$G0" -p "$PORT" -q 1 -D 16 -s 4096 \
+		--tclass="$TCLASS" "$RT_IP1" > "$OUT/rec-client.log" 2>&1 &
+	cpid=$!
+	wait_for 30 rp_paced_some
+	check_err $? "no QP paced"
+	sleep 2
+	s1=$(rp_sample rec1)
+	check_err $? "no RP state while marking"
+	rp_unmark
+	check_err $? "cannot remove the marking"
+	sleep 3
+	s2=$(rp_sample rec2)
+	check_err $? "no RP state after the marking"
+	wait "$cpid"
+	check_err $? "the client failed: $(tail -n 1 "$OUT/rec-client.log")"
+	wait "$spid"
+	check_err $? "the server failed: $(tail -n 1 "$OUT/rec-server.log")"
+	tc qdisc del dev "$RT_NETDEV0" root
+	echo "# while marking: paced, rate (kb/s): $s1; 3 s after: $s2"
+	r1=${s1#* }
+	r2=${s2#* }
+	[ "${s1% *}" = true ] && [ "$r1" -lt $((MAX_MBPS * 1000)) ] &&
+		[ "$r1" -ge "$FLOOR_KBPS" ]
+	check_err $? "while marking, not paced between the floor and the maximum: $s1"
+	[ "$r2" -gt "$r1" ] && [ "$r2" = $((MAX_MBPS * 1000)) ]
+	check_err $? "after the marking, the rate did not rise back to the maximum: $s1 -> $s2"
+	log_test "RP on: the rate recovers to the maximum once the marking stops"
+}
+
+rp_teardown() {
+	local spid cpid pos bad t0 t1
+
+	RET=0
+	pos=$(rt_dmesg_pos)
+	qp_reload
+	check_err $? "cannot load rocetune.ko"
+	# shellcheck disable=SC2086
+	"$RT_CLI" qp set dev "$RT_RXE1" np on np-min-cnp-gap-us 0 &&
+		"$RT_CLI" qp set dev "$RT_RXE0" rp on $RP_PARAMS
+	check_err $? "np or rp on failed"
+	rp_fq && rp_marking
+	check_err $? "cannot add fq and the marking"
+
+	# 1: the QPs are destroyed under traffic (SIGKILL), paced.
+	ib_write_bw -F -d "$RT_RXE1" -x "$G1" -p "$PORT" -q 2 -D 20 -s 4096 \
+		--tclass="$TCLASS" > "$OUT/down-server.log" 2>&1 &
+	spid=$!
+	wait_for 10 rt_port_listening "$PORT"
+	check_err $? "the ib_write_bw server does not listen"
+	ib_write_bw -F -d "$RT_RXE0" -x "$G0" -p "$PORT" -q 2 -D 20 -s 4096 \
+		--tclass="$TCLASS" "$RT_IP1" > "$OUT/down-client.log" 2>&1 &
+	cpid=$!
+	wait_for 30 rp_paced_some
+	check_err $? "no QP paced before the kill"
+	t0=$(date +%s)
+	kill -KILL "$spid"
+	wait "$spid" 2> /dev/null
+	kill -KILL "$cpid"
+	wait "$cpid" 2> /dev/null
+	t1=$(date +%s)
+	echo "# killed under traffic (server first), the QPs were gone in $((t1 - t0)) s"
+	[ $((t1 - t0)) -lt 20 ]
+	check_err $? "destroying the QPs took $((t1 - t0)) s (rxe waits for packets?)"
+
+	# 2: the module goes away under traffic, paced.
+	ib_write_bw -F -d "$RT_RXE1" -x "$G1" -p "$PORT" -q 2 -D 6 -s 4096 \
+		--tclass="$TCLASS" > "$OUT/unl-server.log" 2>&1 &
+	spid=$!
+	wait_for 10 rt_port_listening "$PORT"
+	check_err $? "the ib_write_bw server does not listen"
+	ib_write_bw -F -d "$RT_RXE0" -x "$G0" -p "$PORT" -q 2 -D 6 -s 4096 \
+		--tclass="$TCLASS" "$RT_IP1" > "$OUT/unl-client.log" 2>&1 &
+	cpid=$!
+	wait_for 30 rp_paced_some
+	check_err $? "no QP paced before the rmmod"
+	rt_kmod_unload
+	check_err $? "rmmod under traffic failed"
+	wait "$cpid"
+	check_err $? "the traffic failed across the rmmod: $(tail -n 1 "$OUT/unl-client.log")"
+	wait "$spid"
+	rp_unmark
+	tc qdisc del dev "$RT_NETDEV0" root
+	bad=$(rt_dmesg_bad "$pos")
+	[ -z "$bad" ]
+	check_err $? "kernel log: $(head -n 3 <<< "$bad" | tr '\n' ' ')"
+	log_test "RP on: QPs killed and rmmod under traffic, kernel log clean"
+}
+
+# rp_paced_some: a QP of rxe0 is paced now.
+rp_paced_some() {
+	"$RT_CLI" -j qp show dev "$RT_RXE0" 2> /dev/null |
+		jq -e '[.[] | select(.rp_paced == true)] | length > 0' > /dev/null
+}
+
+qp_main

@@ -18,8 +18,17 @@ source "$(dirname "$0")/qp_lib.sh"
 IDLE_PIDS=()
 IDLE_QPNS=()
 
+# idle_known: the module has an entry for each QP of IDLE_QPNS.
+idle_known() {
+	rt_qp dump --dev "$RT_RXE1" |
+		jq -e --argjson want "[$(IFS=,; echo "${IDLE_QPNS[*]}")]" \
+			'$want - [.[].qpn] == []' > /dev/null
+}
+
 # idle_start N: N ibv_rc_pingpong servers on rxe1, each holding an RC QP
 # and waiting for its client; their QP numbers go to IDLE_QPNS, ascending.
+# It returns once the module has their entries: its verification learns a
+# QP within a period or two; a dump does not list it before that.
 idle_start() {
 	local i
 
@@ -35,7 +44,7 @@ idle_start() {
 	mapfile -t IDLE_QPNS < <(rdma -j res show qp |
 		jq -r ".[] | select(.ifname == \"$RT_RXE1\" and .comm == \"ibv_rc_pingpong\") | .lqpn" |
 		sort -n)
-	[ "${#IDLE_QPNS[@]}" = "$1" ]
+	[ "${#IDLE_QPNS[@]}" = "$1" ] && wait_for 10 idle_known
 }
 
 idle_stop() {

@@ -507,13 +507,42 @@ static void rt_qp_tx_add(struct rt_qp *qp, enum rt_qpc c, u64 v)
 }
 
 /**
+ * rt_qp_psn_advance - raise the highest request PSN a QP has sent
+ * @qp: the entry
+ * @psn: a PSN sent, with RT_QP_PSN_VALID (without it nothing changes)
+ *
+ * A QP's requester sends its packets one at a time, but its highest PSN
+ * is also carried over from the pending entry that counted them before
+ * (rt_qp_connected(), rocetune_qppend.c): the update is atomic.
+ *
+ * Context: any.
+ * Return: true when @psn comes after every PSN recorded (it is new), false
+ * when it does not (a retransmission).
+ */
+bool rt_qp_psn_advance(struct rt_qp *qp, u64 psn)
+{
+	s64 old = atomic64_read(&qp->tx.psn);
+
+	if (!(psn & RT_QP_PSN_VALID))
+		return false;
+	do {
+		if ((old & RT_QP_PSN_VALID) && !rt_psn_after(psn, (u32)old))
+			return false;
+	} while (!atomic64_try_cmpxchg(&qp->tx.psn, &old,
+				       RT_QP_PSN_VALID | (u32)psn));
+	return true;
+}
+
+/**
  * rt_qp_account - count one packet on a QP
  * @qp: the entry
  * @pkt: the parsed packet
  * @tx: the QP sent it (else it received it)
  *
- * Context: rcu_read_lock() held, any context.  The PSN state of a QP is
- * only written by its requester's packets, which rxe sends serially.
+ * A request whose PSN does not come after the highest one the QP sent is
+ * a retransmission.
+ *
+ * Context: rcu_read_lock() held, any context.
  */
 void rt_qp_account(struct rt_qp *qp, const struct rt_pkt *pkt, bool tx)
 {
@@ -532,16 +561,9 @@ void rt_qp_account(struct rt_qp *qp, const struct rt_pkt *pkt, bool tx)
 			rt_qp_tx_add(qp, RT_QPC_TX_NAK_SEQ_ERR, 1);
 		if (pkt->has_aeth && syn == RT_AETH_RNR_NAK)
 			rt_qp_tx_add(qp, RT_QPC_TX_RNR_NAK, 1);
-		if (rt_op_is_request(pkt->opcode)) {
-			u64 psn = atomic64_read(&qp->tx.psn);
-
-			if (!(psn & RT_QP_PSN_VALID) ||
-			    rt_psn_after(pkt->psn, (u32)psn))
-				atomic64_set(&qp->tx.psn,
-					     RT_QP_PSN_VALID | pkt->psn);
-			else
-				rt_qp_tx_add(qp, RT_QPC_TX_RETRANSMIT, 1);
-		}
+		if (rt_op_is_request(pkt->opcode) &&
+		    !rt_qp_psn_advance(qp, RT_QP_PSN_VALID | pkt->psn))
+			rt_qp_tx_add(qp, RT_QPC_TX_RETRANSMIT, 1);
 	} else {
 		rt_qp_rx_add(qp, RT_QPC_RX_PKTS, 1);
 		rt_qp_rx_add(qp, RT_QPC_RX_BYTES, pkt->ip_len);
@@ -653,15 +675,25 @@ void rt_qp_kill(u32 dev, u32 qpn)
  * @ibqp: the QP
  * @rqpn: its destination QP number
  * @daddr: the destination IP address (IPv4-mapped), or NULL if unknown
+ * @from: the pending entry that counted the QP's sent packets so far, or
+ *	NULL (rt_qppend_find_tx())
  *
  * A previous mapping of the same (device, remote QP, address) belongs to
  * a QP that is gone or was reconnected; it is replaced.
  *
- * Context: process context, rt_qpdev_mutex held (the verification work,
- * which visits the accounting devices only); takes rt_qp_lock.
+ * The QP's next sent packets count on its entry, the earlier ones join it
+ * later (rt_qppend_verify_tx()).  Its highest PSN so far carries over now,
+ * as the entry starts to count: a retransmission that follows is one.  It
+ * is read again once the entry counts, for a packet that @from counted in
+ * between; one retransmission sent in those few instructions may count as
+ * new.
+ *
+ * Context: process context, rcu_read_lock() held (@from stays), and
+ * rt_qpdev_mutex held (the verification work, which visits the accounting
+ * devices only); takes rt_qp_lock.
  */
 void rt_qp_connected(struct rt_qpdev *qd, struct ib_qp *ibqp, u32 rqpn,
-		     const u8 *daddr)
+		     const u8 *daddr, struct rt_qp *from)
 {
 	struct rt_qp *qp, *old;
 
@@ -692,9 +724,13 @@ void rt_qp_connected(struct rt_qpdev *qd, struct ib_qp *ibqp, u32 rqpn,
 				       rt_qp_tx_params);
 		old->tx_linked = false;
 	}
+	if (from)
+		rt_qp_psn_advance(qp, atomic64_read(&from->tx.psn));
 	if (!rhashtable_insert_fast(&rt_qp_tx_ht, &qp->tx_node,
 				    rt_qp_tx_params))
 		qp->tx_linked = true;
+	if (from)
+		rt_qp_psn_advance(qp, atomic64_read(&from->tx.psn));
 	rt_qp_touch(qp);
 	spin_unlock_bh(&rt_qp_lock);
 out:

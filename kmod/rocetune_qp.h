@@ -527,6 +527,8 @@ void rt_qptrack_set_period(u32 ms);
 int rt_qppend_init(struct rt_qpdev *qd);
 void rt_qppend_fini(struct rt_qpdev *qd);
 struct rt_qp *rt_qppend_get(struct rt_qpdev *qd, u32 qpn);
+struct rt_qp *rt_qppend_find_tx(struct rt_qpdev *qd, u32 rqpn,
+				const u8 *daddr);
 struct rt_qp *rt_qppend_get_tx(struct rt_qpdev *qd, u32 rqpn,
 			       const u8 *daddr);
 unsigned int rt_qppend_count(struct rt_qpdev *qd);
@@ -564,9 +566,10 @@ int rt_qp_adopt(struct rt_qp *qp);
 struct rt_qp *rt_qp_lookup_tx(struct rt_qpdev *qd, u32 rqpn,
 			      const u8 *daddr);
 bool rt_qp_remote(struct rt_qp *qp, u32 *rqpn);
+bool rt_qp_psn_advance(struct rt_qp *qp, u64 psn);
 void rt_qp_account(struct rt_qp *qp, const struct rt_pkt *pkt, bool tx);
 void rt_qp_connected(struct rt_qpdev *qd, struct ib_qp *ibqp, u32 rqpn,
-		     const u8 *daddr);
+		     const u8 *daddr, struct rt_qp *from);
 void rt_qp_set_meta(u32 dev, struct ib_qp *ibqp);
 int rt_qp_learned(struct rt_qpdev *qd, struct ib_qp *ibqp);
 void rt_qp_owner(struct rt_qp *qp, struct ib_qp *ibqp);

@@ -141,6 +141,34 @@ struct rt_qp *rt_qppend_get(struct rt_qpdev *qd, u32 qpn)
 }
 
 /**
+ * rt_qppend_find_tx - the pending entry of a remote QP, if one is claimed
+ * @qd: the sending device
+ * @rqpn: the remote QP
+ * @daddr: its address (IPv4-mapped for IPv4), or NULL if unknown
+ *
+ * Context: rcu_read_lock() held, any context.
+ * Return: the entry that counts the packets sent to @rqpn at @daddr, or
+ * NULL.
+ */
+struct rt_qp *rt_qppend_find_tx(struct rt_qpdev *qd, u32 rqpn,
+				const u8 *daddr)
+{
+	struct rt_qp_txkey tk = { .dev = qd->index, .rqpn = rqpn };
+	struct rt_qp *qp;
+	int i;
+
+	if (!daddr)
+		return NULL;
+	memcpy(tk.daddr, daddr, sizeof(tk.daddr));
+	for (i = 0; i < RT_QP_PEND_MAX; i++) {
+		qp = rcu_dereference(qd->tpend.slot[i]);
+		if (qp && rt_qppend_match(qp, RT_QPN_TX, &tk))
+			return qp;
+	}
+	return NULL;
+}
+
+/**
  * rt_qppend_get_tx - the pending entry of a sent RC/UC packet's remote QP
  * @qd: the sending device
  * @rqpn: the packet's destination QP
@@ -229,9 +257,8 @@ static void rt_qppend_merge(struct rt_qp *to, struct rt_qp *from)
 	for (i = 0; i < RT_QPC_NUM; i++)
 		atomic64_add(atomic64_read(rt_qp_cnt(from, i)),
 			     rt_qp_cnt(to, i));
-	/* The pending packets came before the entry had its first. */
-	if (psn & RT_QP_PSN_VALID)
-		atomic64_cmpxchg(&to->tx.psn, 0, psn);
+	/* Mostly carried over already (rt_qp_connected()). */
+	rt_qp_psn_advance(to, psn);
 	if (first && (!atomic64_read(&to->first_ns) ||
 		      first < (u64)atomic64_read(&to->first_ns)))
 		atomic64_set(&to->first_ns, first);

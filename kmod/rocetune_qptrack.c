@@ -90,7 +90,10 @@ static void rt_qptrack_learn(struct rt_qptrack_run *r, struct ib_qp *ibqp,
 		return;
 	if (rdma_ah_get_ah_flags(&attr->ah_attr) & IB_AH_GRH)
 		daddr = rdma_ah_read_grh(&attr->ah_attr)->dgid.raw;
-	rt_qp_connected(r->qd, ibqp, attr->dest_qp_num, daddr);
+	rcu_read_lock();
+	rt_qp_connected(r->qd, ibqp, attr->dest_qp_num, daddr,
+			rt_qppend_find_tx(r->qd, attr->dest_qp_num, daddr));
+	rcu_read_unlock();
 }
 
 /*

@@ -90,6 +90,16 @@ enum rt_qpc {
 #define RT_RP_INITIAL_ALPHA_DEFAULT	1023
 #define RT_RP_RRMP_US_DEFAULT		4
 #define RT_RP_MAX_MBPS_DEFAULT		10000
+/*
+ * NVIDIA's rate decrease: GD 11 (a cut by alpha/2, the paper's), at most by
+ * half in one cut (50 %), no rate set on a first CNP.  The paper sets the
+ * target to the current rate on every cut: ClampTargetRate 1.
+ */
+#define RT_RP_GD_DEFAULT		11
+#define RT_RP_GD_MAX			15
+#define RT_RP_MIN_DEC_FAC_DEFAULT	50
+#define RT_RP_CLAMP_TGT_DEFAULT		1
+#define RT_RP_CLAMP_TGT_ATI_DEFAULT	1
 
 /*
  * Safety floor of the rate: rxe keeps up to about 64 packets of a QP in
@@ -125,6 +135,14 @@ enum rt_qpc {
  * @g: G, the gain of the alpha update, in 1/1024
  * @alpha_period_us: DceTcpRttUs, the alpha decay period
  * @rrmp_us: RateReduceMonitorPeriodUs, the shortest time between two cuts
+ * @rate_first_mbps: RateOnFirstCNPMbps: a flow's first CNP sets its rates
+ *	to this instead of cutting (0 off)
+ * @gd: GD, a cut is by alpha / 2^(GD - 10) of the rate
+ * @min_dec_fac: MinDecreaseFactorPercent, a cut leaves at least this
+ *	share of the rate (100: no cut)
+ * @clamp_tgt: ClampTargetRate: a cut sets the target to the current rate
+ * @clamp_tgt_ati: ClampTargetRateAfterTimeInc: so does a cut after a
+ *	timer increase
  */
 struct rt_rp_params {
 	u32 min_mbps;
@@ -138,6 +156,11 @@ struct rt_rp_params {
 	u32 g;
 	u32 alpha_period_us;
 	u32 rrmp_us;
+	u32 rate_first_mbps;
+	u32 gd;
+	u32 min_dec_fac;
+	u32 clamp_tgt;
+	u32 clamp_tgt_ati;
 };
 
 /**
@@ -154,6 +177,7 @@ struct rt_rp_params {
  * @bytes: bytes sent since the last byte-counter event
  * @t_stage: timer events since the last cut
  * @b_stage: byte-counter events since the last cut
+ * @t_inc: the timer raised the rate since the last cut
  * @next_ns: the QP's next departure time
  * @retx: the QP's retransmit counter when last looked at
  * @cnps: CNPs handled (received for the QP with the device's RP on)
@@ -173,6 +197,7 @@ struct rt_rp {
 	u64 bytes;
 	u32 t_stage;
 	u32 b_stage;
+	bool t_inc;
 	u64 next_ns;
 	u64 retx;
 	u64 hold_ns;
@@ -466,7 +491,7 @@ static inline void rt_qp_seq_bump(unsigned int *seq)
  */
 
 #define RT_QP_GET_MAXATTR	ROCETUNE_A_QP_TOP_SAMPLE
-#define RT_QP_SET_MAXATTR	ROCETUNE_A_QP_RP_RRMP_US
+#define RT_QP_SET_MAXATTR	ROCETUNE_A_QP_RP_CLAMP_TGT_ATI
 #define RT_QP_STATS_MAXATTR	ROCETUNE_A_DEV_NAME
 
 /* rocetune_qp_nl.c */

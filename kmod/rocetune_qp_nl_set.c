@@ -89,6 +89,12 @@ const struct nla_policy rt_qp_set_policy[RT_QP_SET_MAXATTR + 1] = {
 		NLA_POLICY_FULL_RANGE(NLA_U32, &rt_rp_period_range),
 	[ROCETUNE_A_QP_RP_RRMP_US] =
 		NLA_POLICY_FULL_RANGE(NLA_U32, &rt_rp_us_range),
+	[ROCETUNE_A_QP_RP_RATE_FIRST_CNP_MBPS] =
+		NLA_POLICY_FULL_RANGE(NLA_U32, &rt_rp_step_range),
+	[ROCETUNE_A_QP_RP_GD] = NLA_POLICY_MAX(NLA_U32, RT_RP_GD_MAX),
+	[ROCETUNE_A_QP_RP_MIN_DEC_FAC_PCT] = NLA_POLICY_MAX(NLA_U32, 100),
+	[ROCETUNE_A_QP_RP_CLAMP_TGT] = NLA_POLICY_MAX(NLA_U32, 1),
+	[ROCETUNE_A_QP_RP_CLAMP_TGT_ATI] = NLA_POLICY_MAX(NLA_U32, 1),
 };
 
 /* The reaction point's parameters, by attribute. */
@@ -116,6 +122,15 @@ static const struct {
 	{ ROCETUNE_A_QP_RP_ALPHA_PERIOD_US,
 	  offsetof(struct rt_rp_params, alpha_period_us) },
 	{ ROCETUNE_A_QP_RP_RRMP_US, offsetof(struct rt_rp_params, rrmp_us) },
+	{ ROCETUNE_A_QP_RP_RATE_FIRST_CNP_MBPS,
+	  offsetof(struct rt_rp_params, rate_first_mbps) },
+	{ ROCETUNE_A_QP_RP_GD, offsetof(struct rt_rp_params, gd) },
+	{ ROCETUNE_A_QP_RP_MIN_DEC_FAC_PCT,
+	  offsetof(struct rt_rp_params, min_dec_fac) },
+	{ ROCETUNE_A_QP_RP_CLAMP_TGT,
+	  offsetof(struct rt_rp_params, clamp_tgt) },
+	{ ROCETUNE_A_QP_RP_CLAMP_TGT_ATI,
+	  offsetof(struct rt_rp_params, clamp_tgt_ati) },
 };
 
 static u32 *rt_rp_param(struct rt_rp_params *p, unsigned int i)

@@ -44,7 +44,16 @@ static int rt_qp_stats_rp(struct sk_buff *skb, const struct rt_qpdev *qd)
 	    nla_put_u32(skb, ROCETUNE_A_QP_RP_G, READ_ONCE(p->g)) ||
 	    nla_put_u32(skb, ROCETUNE_A_QP_RP_ALPHA_PERIOD_US,
 			READ_ONCE(p->alpha_period_us)) ||
-	    nla_put_u32(skb, ROCETUNE_A_QP_RP_RRMP_US, READ_ONCE(p->rrmp_us)))
+	    nla_put_u32(skb, ROCETUNE_A_QP_RP_RRMP_US, READ_ONCE(p->rrmp_us)) ||
+	    nla_put_u32(skb, ROCETUNE_A_QP_RP_RATE_FIRST_CNP_MBPS,
+			READ_ONCE(p->rate_first_mbps)) ||
+	    nla_put_u32(skb, ROCETUNE_A_QP_RP_GD, READ_ONCE(p->gd)) ||
+	    nla_put_u32(skb, ROCETUNE_A_QP_RP_MIN_DEC_FAC_PCT,
+			READ_ONCE(p->min_dec_fac)) ||
+	    nla_put_u32(skb, ROCETUNE_A_QP_RP_CLAMP_TGT,
+			READ_ONCE(p->clamp_tgt)) ||
+	    nla_put_u32(skb, ROCETUNE_A_QP_RP_CLAMP_TGT_ATI,
+			READ_ONCE(p->clamp_tgt_ati)))
 		return -EMSGSIZE;
 	return 0;
 }

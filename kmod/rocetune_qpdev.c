@@ -287,6 +287,10 @@ int rt_qp_dev_add(struct ib_device *ibdev)
 		.g = RT_RP_G_DEFAULT,
 		.alpha_period_us = RT_RP_ALPHA_PERIOD_US_DEFAULT,
 		.rrmp_us = RT_RP_RRMP_US_DEFAULT,
+		.gd = RT_RP_GD_DEFAULT,
+		.min_dec_fac = RT_RP_MIN_DEC_FAC_DEFAULT,
+		.clamp_tgt = RT_RP_CLAMP_TGT_DEFAULT,
+		.clamp_tgt_ati = RT_RP_CLAMP_TGT_ATI_DEFAULT,
 	};
 	if (rt_qppend_init(qd)) {
 		kfree(qd);

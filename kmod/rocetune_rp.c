@@ -9,7 +9,12 @@
  *
  *	Rt = Rc;  Rc = Rc * (1 - alpha / 2);  alpha = (1 - g) * alpha + g
  *
- * at most once per rate reduce monitor period.  Alpha decays, alpha =
+ * at most once per rate reduce monitor period, with NVIDIA's refinements:
+ * the cut is by alpha / 2^(GD - 10) (GD 11: alpha / 2), by no more than
+ * MinDecreaseFactorPercent leaves, and the target follows the current
+ * rate only with ClampTargetRate, or with ClampTargetRateAfterTimeInc
+ * after a timer increase; with RateOnFirstCNPMbps a flow's first CNP sets
+ * both rates to it instead of cutting.  Alpha decays, alpha =
  * (1 - g) * alpha, for every alpha period without a CNP.  The rate recovers
  * on rate-increase timer and byte-counter events: while both the timer
  * and the byte stage are below the threshold F, fast recovery (Rc = (Rt +
@@ -58,6 +63,8 @@ static u64 rt_rp_decay(u32 g, u64 n)
 	u64 base = RT_RP_ONE - ((u64)g << (RT_RP_Q - 10));
 	u64 r = RT_RP_ONE;
 
+	if (!g)
+		return r;
 	/* Below 2^-20 after that many periods for any g >= 1/1024. */
 	if (n > 16384)
 		return 0;
@@ -101,10 +108,12 @@ static void rt_rp_increase(struct rt_rp *rp, const struct rt_rp_params *p,
 	u64 max = RT_RP_MBPS(p->max_mbps);
 	u32 lo, hi;
 
-	if (timer)
+	if (timer) {
 		rp->t_stage++;
-	else
+		rp->t_inc = true;
+	} else {
 		rp->b_stage++;
+	}
 	lo = min(rp->t_stage, rp->b_stage);
 	hi = max(rp->t_stage, rp->b_stage);
 	/* A disabled timer or byte counter never reaches hyper increase. */
@@ -162,6 +171,33 @@ static void rt_rp_params_get(const struct rt_qpdev *qd,
 	p->g = READ_ONCE(qd->rp_p.g);
 	p->alpha_period_us = READ_ONCE(qd->rp_p.alpha_period_us);
 	p->rrmp_us = READ_ONCE(qd->rp_p.rrmp_us);
+	p->rate_first_mbps = READ_ONCE(qd->rp_p.rate_first_mbps);
+	p->gd = READ_ONCE(qd->rp_p.gd);
+	p->min_dec_fac = READ_ONCE(qd->rp_p.min_dec_fac);
+	p->clamp_tgt = READ_ONCE(qd->rp_p.clamp_tgt);
+	p->clamp_tgt_ati = READ_ONCE(qd->rp_p.clamp_tgt_ati);
+}
+
+/*
+ * The cut of a CNP: the target (per the clamps), then the current rate,
+ * by alpha / 2^(GD - 10) but to no less than the minimum decrease factor
+ * leaves, nor the minimum rate.
+ */
+static void rt_rp_cut(struct rt_rp *rp, const struct rt_rp_params *p)
+{
+	u64 keep = div_u64(rp->rc * p->min_dec_fac, 100);
+	u64 cut;
+
+	if (p->clamp_tgt || (p->clamp_tgt_ati && rp->t_inc))
+		rp->rt = rp->rc;
+	/* Alpha is at most 2^20 and GD at least 0: no shift is negative. */
+	if (p->gd >= 10)
+		cut = mul_u64_u64_shr(rp->rc, rp->alpha, RT_RP_Q + p->gd - 10);
+	else
+		cut = mul_u64_u64_shr(rp->rc, rp->alpha << (10 - p->gd),
+				      RT_RP_Q);
+	rp->rc -= min(cut, rp->rc - min(keep, rp->rc));
+	rp->rc = max(rp->rc, RT_RP_MBPS(p->min_mbps));
 }
 
 /* A verified, live QP: one the RP may act on. */
@@ -184,12 +220,12 @@ void rt_rp_cnp(struct rt_qpdev *qd, struct rt_qp *qp)
 {
 	struct rt_rp *rp = &qp->rp;
 	struct rt_rp_params p;
-	u64 now, min;
+	bool first = false;
+	u64 now;
 
 	if (!rt_rp_qp_ok(qp))
 		return;
 	rt_rp_params_get(qd, &p);
-	min = RT_RP_MBPS(p.min_mbps);
 	now = ktime_get_ns();
 	spin_lock_bh(&rp->lock);
 	rp->cnps++;
@@ -200,6 +236,7 @@ void rt_rp_cnp(struct rt_qpdev *qd, struct rt_qp *qp)
 		rp->alpha_ns = now;
 		rp->next_ns = now;
 		rp->paced = true;
+		first = true;
 	} else {
 		rt_rp_recover(rp, &p, now, 0);
 		if (now - rp->cut_ns < (u64)p.rrmp_us * NSEC_PER_USEC)
@@ -212,9 +249,13 @@ void rt_rp_cnp(struct rt_qpdev *qd, struct rt_qp *qp)
 			rp->paced = true;
 		}
 	}
-	rp->rt = rp->rc;
-	rp->rc -= (rp->rc * rp->alpha) >> (RT_RP_Q + 1);
-	rp->rc = max(rp->rc, min);
+	if (first && p.rate_first_mbps) {
+		rp->rc = clamp(RT_RP_MBPS(p.rate_first_mbps),
+			       RT_RP_MBPS(p.min_mbps), RT_RP_MBPS(p.max_mbps));
+		rp->rt = rp->rc;
+	} else {
+		rt_rp_cut(rp, &p);
+	}
 	rp->alpha = ((rp->alpha * (RT_RP_ALPHA_ONE - p.g)) >> 10) +
 		    ((u64)p.g << (RT_RP_Q - 10));
 	rp->alpha = min(rp->alpha, RT_RP_ONE);
@@ -224,6 +265,7 @@ void rt_rp_cnp(struct rt_qpdev *qd, struct rt_qp *qp)
 	rp->bytes = 0;
 	rp->t_stage = 0;
 	rp->b_stage = 0;
+	rp->t_inc = false;
 	rp->cuts++;
 out:
 	spin_unlock_bh(&rp->lock);

@@ -411,6 +411,14 @@ static const struct {
 	  "rp_alpha_period_us" },
 	{ ROCETUNE_A_QP_RP_RRMP_US, "rp-rate-reduce-period-us",
 	  "rp_rate_reduce_period_us" },
+	{ ROCETUNE_A_QP_RP_RATE_FIRST_CNP_MBPS, "rp-rate-first-cnp-mbps",
+	  "rp_rate_first_cnp_mbps" },
+	{ ROCETUNE_A_QP_RP_GD, "rp-gd", "rp_gd" },
+	{ ROCETUNE_A_QP_RP_MIN_DEC_FAC_PCT, "rp-min-dec-factor-pct",
+	  "rp_min_dec_factor_pct" },
+	{ ROCETUNE_A_QP_RP_CLAMP_TGT, "rp-clamp-target", "rp_clamp_target" },
+	{ ROCETUNE_A_QP_RP_CLAMP_TGT_ATI, "rp-clamp-target-ati",
+	  "rp_clamp_target_ati" },
 };
 
 #define RT_QP_RP_NPARAMS	(sizeof(rt_qp_rp_params) / sizeof(rt_qp_rp_params[0]))
@@ -652,7 +660,8 @@ static int rt_qp_help(struct rt_cli *cli)
 	       "RP-PARAM := rp-min-rate-mbps | rp-max-rate-mbps | rp-ai-rate-mbps |\n"
 	       "            rp-hai-rate-mbps | rp-time-reset-us | rp-byte-reset-bytes |\n"
 	       "            rp-threshold | rp-initial-alpha | rp-g | rp-alpha-period-us |\n"
-	       "            rp-rate-reduce-period-us\n"
+	       "            rp-rate-reduce-period-us | rp-rate-first-cnp-mbps | rp-gd |\n"
+	       "            rp-min-dec-factor-pct | rp-clamp-target | rp-clamp-target-ati\n"
 	       "-o prometheus without \"top K\" or \"qpn N\" writes the top %d QPs.\n",
 	       RT_QP_PROM_TOP_K);
 	return RT_EXIT_OK;

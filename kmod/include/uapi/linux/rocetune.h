@@ -102,6 +102,11 @@ enum rocetune_attr {
 	ROCETUNE_A_QP_RP_G,		/* u32: G, 1/1024 */
 	ROCETUNE_A_QP_RP_ALPHA_PERIOD_US,	/* u32: DceTcpRttUs */
 	ROCETUNE_A_QP_RP_RRMP_US,	/* u32: RateReduceMonitorPeriodUs */
+	ROCETUNE_A_QP_RP_RATE_FIRST_CNP_MBPS,	/* u32: RateOnFirstCNPMbps, 0 = off */
+	ROCETUNE_A_QP_RP_GD,		/* u32: GD, cut = alpha / 2^(GD - 10) */
+	ROCETUNE_A_QP_RP_MIN_DEC_FAC_PCT,	/* u32: MinDecreaseFactorPercent */
+	ROCETUNE_A_QP_RP_CLAMP_TGT,	/* u32: ClampTargetRate, 0/1 */
+	ROCETUNE_A_QP_RP_CLAMP_TGT_ATI,	/* u32: ClampTargetRateAfterTimeInc, 0/1 */
 
 	__ROCETUNE_A_MAX,
 	ROCETUNE_A_MAX = __ROCETUNE_A_MAX - 1

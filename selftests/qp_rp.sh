@@ -13,9 +13,10 @@
 # not below the floor;
 # the QP's rate never reported below the floor; after the marking stops,
 # the rate rises back to the maximum.  Killing the QPs and unloading the
-# module under traffic with the RP on leave the kernel log clean.
+# module under traffic with the RP on leave the kernel log clean.  CNPs
+# sent one at a time to an idle QP check each rule of a rate cut exactly.
 
-ALL_TESTS="rp_knobs rp_off rp_on rp_recover rp_teardown"
+ALL_TESTS="rp_knobs rp_cut_rules rp_off rp_on rp_recover rp_teardown"
 
 source "$(dirname "$0")/qp_lib.sh"
 
@@ -43,6 +44,7 @@ rt_rp() {
 }
 
 qp_test_cleanup() {
+	[ "${#RP_IDLE_PIDS[@]}" = 0 ] || kill "${RP_IDLE_PIDS[@]}" 2> /dev/null
 	tc filter del dev "$RT_NETDEV0" egress prio 1 2> /dev/null
 	tc qdisc del dev "$RT_NETDEV0" root 2> /dev/null
 }
@@ -116,11 +118,20 @@ rp_knobs() {
 		.rp_byte_reset_bytes == 10000000 and .rp_threshold == 5 and
 		.rp_initial_alpha == 1023 and .rp_g == 4 and
 		.rp_alpha_period_us == 55 and
-		.rp_rate_reduce_period_us == 4' <<< "$out" > /dev/null
+		.rp_rate_reduce_period_us == 4 and
+		.rp_rate_first_cnp_mbps == 0 and .rp_gd == 11 and
+		.rp_min_dec_factor_pct == 50 and .rp_clamp_target == 1 and
+		.rp_clamp_target_ati == 1' <<< "$out" > /dev/null
 	check_err $? "defaults: $out"
 	out=$("$RT_CLI" qp set dev "$RT_RXE0" rp-min-rate-mbps 11 2>&1)
 	[ $? = 1 ] && grep -q "valid range 12..1000000" <<< "$out"
 	check_err $? "a minimum below the floor: \"$out\""
+	out=$("$RT_CLI" qp set dev "$RT_RXE0" rp-gd 16 2>&1)
+	[ $? = 1 ] && grep -q "valid range 0..15" <<< "$out"
+	check_err $? "GD above 15: \"$out\""
+	out=$("$RT_CLI" qp set dev "$RT_RXE0" rp-min-dec-factor-pct 101 2>&1)
+	[ $? = 1 ] && grep -q "valid range 0..100" <<< "$out"
+	check_err $? "a decrease factor above 100 %: \"$out\""
 	out=$("$RT_CLI" qp set dev "$RT_RXE0" rp-min-rate-mbps 500 rp-max-rate-mbps 400 2>&1)
 	[ $? = 1 ] && grep -q "minimum rate is above its maximum" <<< "$out"
 	check_err $? "minimum above maximum: \"$out\""
@@ -145,6 +156,108 @@ rp_knobs() {
 	[ "$(qp_stat "$RT_RXE0" qp_rp_enable)" = 0 ]
 	check_err $? "accounting off left the RP on"
 	log_test "rp knobs: default off, paper/NVIDIA defaults; refusals explained; off with accounting"
+}
+
+# rp_idle_qp PORT: an idle ibv_rc_pingpong server on rxe0 (its PID added
+# to RP_IDLE_PIDS); its QP number in RP_QPN once the module has verified
+# the QP (it knows its owner).  Not in a subshell: RP_IDLE_PIDS must grow.
+rp_idle_qp() {
+	local pid
+
+	RP_QPN=
+	ibv_rc_pingpong -d "$RT_RXE0" -g "$G0" -p "$1" > /dev/null 2>&1 &
+	pid=$!
+	RP_IDLE_PIDS+=("$pid")
+	wait_for 30 rt_port_listening "$1" || return 1
+	RP_QPN=$(rdma -j res show qp link "$RT_RXE0" |
+		jq -e ".[] | select(.pid == $pid) | .lqpn") || return 1
+	wait_for 10 rp_qp_known "$RP_QPN"
+}
+
+rp_qp_known() {
+	"$RT_CLI" -j qp show dev "$RT_RXE0" qpn "$1" |
+		jq -e '.[0].comm == "ibv_rc_pingpong"' > /dev/null
+}
+
+# rp_qp_rp QPN: the QP's "cnps cuts rate_kbps target_kbps alpha".
+rp_qp_rp() {
+	"$RT_CLI" -j qp show dev "$RT_RXE0" qpn "$1" |
+		jq -e -r '.[0] | "\(.rp_cnps) \(.rp_cuts) \(.rp_rate_kbps) \(.rp_target_kbps) \(.rp_alpha)"'
+}
+
+# rp_cnp_step QPN N WANT [PARAM VALUE...]: set the parameters, send QPN
+# its Nth CNP from rxe1's address, and check that its reaction point
+# handled it and has "N N WANT" (cuts, then "rate_kbps target_kbps
+# alpha").
+rp_cnp_step() {
+	local q=$1 n=$2 want=$3 got
+
+	shift 3
+	if [ $# -gt 0 ]; then
+		"$RT_CLI" qp set dev "$RT_RXE0" "$@" || return 1
+	fi
+	rt_qp inject --src "$RT_IP1" --dst "$RT_IP0" --qpn "$q" --count 1 \
+		--opcode 0x81 || return 1
+	wait_for 10 rp_cnps_are "$q" "$n"
+	got=$(rp_qp_rp "$q")
+	echo "# CNP $n ($*): cnps cuts rate target alpha = $got"
+	[ "$got" = "$n $n $want" ]
+}
+
+rp_cnps_are() {
+	[ "$(rp_qp_rp "$1" | cut -d' ' -f1)" = "$2" ]
+}
+
+# Each rule of a cut, with alpha fixed at 1/2 (InitialAlpha 512, G 0: no
+# update, no decay), the rate-increase timer and byte counter off (no
+# recovery), a cut on every CNP (no rate reduce period) and a maximum of
+# 1000 Mb/s.  The rates are the DCQCN formulas worked by hand:
+#  1. GD 11 (alpha/2), min. factor 50 %: 1000 * (1 - 1/4) = 750, Rt 1000
+#  2. GD 10 (alpha): 750 * (1 - 1/2) = 375, Rt 750
+#  3. min. factor 80 %: 375 / 2 is below 80 %: 300, Rt 375
+#  4. ClampTargetRate 0 (no timer increase since): 240, Rt stays 375
+#  5. min. factor 100 %: no cut, 240
+#  6. min. factor 0, GD 9 (2 alpha = 1): 0, held at the minimum, 12
+# and on another QP, RateOnFirstCNPMbps 100: its first CNP sets both
+# rates to 100 Mb/s.
+RP_IDLE_PIDS=()
+RP_QPN=
+
+rp_cut_rules() {
+	local q r
+
+	RET=0
+	qp_reload
+	check_err $? "cannot load rocetune.ko"
+	"$RT_CLI" qp set dev "$RT_RXE0" rp on rp-max-rate-mbps 1000 \
+		rp-time-reset-us 0 rp-byte-reset-bytes 0 rp-g 0 \
+		rp-initial-alpha 512 rp-rate-reduce-period-us 0 \
+		rp-alpha-period-us 1000000
+	check_err $? "rp on failed"
+	rp_idle_qp $((PORT + 20))
+	check_err $? "no idle QP on $RT_RXE0 that the module verified"
+	q=$RP_QPN
+	rp_cnp_step "$q" 1 "750000 1000000 512"
+	check_err $? "CNP 1: GD 11, factor 50 %"
+	rp_cnp_step "$q" 2 "375000 750000 512" rp-gd 10
+	check_err $? "CNP 2: GD 10"
+	rp_cnp_step "$q" 3 "300000 375000 512" rp-min-dec-factor-pct 80
+	check_err $? "CNP 3: factor 80 %"
+	rp_cnp_step "$q" 4 "240000 375000 512" rp-clamp-target 0
+	check_err $? "CNP 4: no target clamp"
+	rp_cnp_step "$q" 5 "240000 375000 512" rp-min-dec-factor-pct 100
+	check_err $? "CNP 5: factor 100 %"
+	rp_cnp_step "$q" 6 "12000 375000 512" rp-min-dec-factor-pct 0 rp-gd 9
+	check_err $? "CNP 6: GD 9, factor 0"
+	rp_idle_qp $((PORT + 21))
+	check_err $? "no second idle QP on $RT_RXE0"
+	r=$RP_QPN
+	rp_cnp_step "$r" 1 "100000 100000 512" rp-rate-first-cnp-mbps 100
+	check_err $? "first CNP with RateOnFirstCNPMbps 100"
+	kill "${RP_IDLE_PIDS[@]}" 2> /dev/null
+	wait "${RP_IDLE_PIDS[@]}" 2> /dev/null
+	RP_IDLE_PIDS=()
+	log_test "RP cut rules, one CNP at a time: GD, minimum decrease factor, target clamp, rate on first CNP, minimum rate"
 }
 
 RP_OFF_MBPS=

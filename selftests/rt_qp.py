@@ -13,7 +13,7 @@
 #   rt_qp.py compare --dev NAME --ip LOCAL_IP [--tx-pcap F] PCAP...
 #   rt_qp.py check --name TEST --cap DIR --out DIR --dev0 D --ip0 IP
 #                  --dev1 D --ip1 IP [--qpn-min N]
-#   rt_qp.py inject --src IP --dst IP --qpn N [--count K]
+#   rt_qp.py inject --src IP --dst IP --qpn N [--count K] [--opcode OP]
 #   rt_qp.py tshark-serve DIR
 #
 # Attribute and command numbers and types come from the family's YNL spec,
@@ -499,12 +499,15 @@ def do_check(args):
 
 
 def do_inject(args):
-    """Send @count UDP datagrams to port 4791 whose BTH names QP @qpn (not
-    valid RoCE: no ICRC; rxe drops them, the observer counts them)."""
+    """Send @count UDP datagrams to port 4791 whose BTH names QP @qpn, of
+    opcode @opcode (default 0x04, RC SEND only; 0x81 is a CNP, with BECN
+    set); not valid RoCE: no ICRC, so rxe drops them; the observer counts
+    them, and a device's reaction point takes a CNP for its QP."""
     so = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     so.bind((args.src, 0))
-    bth = bytes([0x04, 0, 0xff, 0xff, 0]) + args.qpn.to_bytes(3, "big") + \
-        bytes(4)
+    becn = 0x40 if args.opcode == 0x81 else 0
+    bth = bytes([args.opcode, 0, 0xff, 0xff, becn]) + \
+        args.qpn.to_bytes(3, "big") + bytes(4)
     for _ in range(args.count):
         so.sendto(bth + bytes(36), (args.dst, 4791))
 
@@ -533,6 +536,7 @@ def main():
     ap.add_argument("--dst")
     ap.add_argument("--qpn", type=int)
     ap.add_argument("--count", type=int, default=5)
+    ap.add_argument("--opcode", type=lambda v: int(v, 0), default=0x04)
     ap.add_argument("--qpn-min", type=int, default=0)
     ap.add_argument("--python", action="store_true",
                     help="pcap: decode with parse(), not tshark")

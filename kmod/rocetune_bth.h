@@ -49,6 +49,7 @@
 
 /* AETH syndrome: bits 6:5 are 00 ACK, 01 RNR NAK, 11 NAK. */
 #define RT_AETH_TYPE_MASK	0x60
+#define RT_AETH_ACK		0x00
 #define RT_AETH_RNR_NAK		0x20
 #define RT_AETH_NAK		0x60
 #define RT_AETH_NAK_SEQ_ERR	0x60	/* NAK, code 0: PSN sequence error */

@@ -139,6 +139,11 @@ static void rt_nf_count(struct sk_buff *skb, const struct net_device *ndev,
 		}
 	}
 	rt_qp_account(qp, &pkt, tx);
+	/* Round trips: requests out, acknowledgments in (rocetune_rtt.c). */
+	if (tx && rt_op_is_request(pkt.opcode))
+		rt_rtt_tx(qp, &pkt);
+	else if (!tx)
+		rt_rtt_rx(qp, &pkt, skb);
 	/* The reaction point paces the QP's packets, never a CNP. */
 	if (tx && pkt.opcode != RT_OP_CNP && READ_ONCE(qd->rp))
 		rt_rp_tx(qd, qp, skb);

@@ -226,6 +226,51 @@ struct rt_rp_snap {
 	u64 releases;
 };
 
+/* Round-trip samples kept per QP (rocetune_rtt.c). */
+#define RT_RTT_WIN		64
+
+/**
+ * struct rt_rtt - round trips of one QP, under @lock (rocetune_rtt.c)
+ * @lock: serializes the packet paths and the snapshot (BH-safe)
+ * @probe: a request with AckReq is awaiting its acknowledgment
+ * @psn: its PSN
+ * @t0: when it was sent, CLOCK_REALTIME ns
+ * @n: samples in @win, up to RT_RTT_WIN
+ * @head: the slot of @win the next sample takes
+ * @samples: samples taken in all
+ * @win: the last @n samples, ns
+ */
+struct rt_rtt {
+	spinlock_t lock;	/* see above */
+	bool probe;
+	u32 psn;
+	u64 t0;
+	u32 n;
+	u32 head;
+	u64 samples;
+	u32 win[RT_RTT_WIN];
+};
+
+/**
+ * struct rt_rtt_snap - what QP_GET reports of a QP's round trips
+ * @samples: samples taken in all
+ * @n: samples in the window
+ * @p50_ns: the window's median round trip
+ * @p99_ns: its 99th percentile
+ * @has_jitter: the window has two samples or more
+ * @jitter_p50_ns: median difference between consecutive samples
+ * @jitter_p99_ns: its 99th percentile
+ */
+struct rt_rtt_snap {
+	u64 samples;
+	u32 n;
+	u32 p50_ns;
+	u32 p99_ns;
+	bool has_jitter;
+	u32 jitter_p50_ns;
+	u32 jitter_p99_ns;
+};
+
 /**
  * struct rt_qp_key - identity of a local QP
  * @dev: RDMA device index
@@ -282,6 +327,7 @@ struct rt_qp_txkey {
  * @tx: the counters of sent packets, and in @tx.psn the highest request PSN
  *	sent (24-bit serial order) with RT_QP_PSN_VALID
  * @rp: the reaction point's state (rocetune_rp.c)
+ * @rtt: round trips (rocetune_rtt.c)
  */
 struct rt_qp {
 	struct rhash_head node;
@@ -318,6 +364,7 @@ struct rt_qp {
 		atomic64_t psn;
 	} tx ____cacheline_aligned_in_smp;
 	struct rt_rp rp ____cacheline_aligned_in_smp;
+	struct rt_rtt rtt;
 };
 
 /**
@@ -540,6 +587,13 @@ void rt_np_rx(struct net *net, const struct net_device *in,
 void rt_rp_cnp(struct rt_qpdev *qd, struct rt_qp *qp);
 void rt_rp_tx(struct rt_qpdev *qd, struct rt_qp *qp, struct sk_buff *skb);
 bool rt_rp_snap(struct rt_qp *qp, struct rt_rp_snap *s);
+
+/* rocetune_rtt.c */
+void rt_rtt_tx(struct rt_qp *qp, const struct rt_pkt *pkt);
+void rt_rtt_rx(struct rt_qp *qp, const struct rt_pkt *pkt,
+	       const struct sk_buff *skb);
+void rt_rtt_carry(struct rt_qp *to, struct rt_qp *from);
+bool rt_rtt_snap(struct rt_qp *qp, struct rt_rtt_snap *s);
 
 /* rocetune_qptrack.c */
 int __init rt_qptrack_init(void);

@@ -114,6 +114,8 @@ const struct nla_policy rt_qp_get_policy[RT_QP_GET_MAXATTR + 1] = {
  * @has_delta: @delta is valid (a top-K dump since a sample)
  * @has_rp: the QP's reaction point handled a CNP: @rp is reported
  * @rp: the reaction point's state (under its own lock)
+ * @has_rtt: the QP measured a round trip: @rtt is reported
+ * @rtt: its round trips (under their own lock)
  */
 struct rt_qp_snap {
 	struct rt_qp_key key;
@@ -134,6 +136,8 @@ struct rt_qp_snap {
 	bool has_delta;
 	bool has_rp;
 	struct rt_rp_snap rp;
+	bool has_rtt;
+	struct rt_rtt_snap rtt;
 };
 
 static void rt_qp_snap(struct rt_qp *qp, struct rt_qp_snap *s)
@@ -159,6 +163,7 @@ static void rt_qp_snap(struct rt_qp *qp, struct rt_qp_snap *s)
 		s->cnt[i] = atomic64_read(rt_qp_cnt(qp, i));
 	s->has_delta = false;
 	s->has_rp = rt_rp_snap(qp, &s->rp);
+	s->has_rtt = rt_rtt_snap(qp, &s->rtt);
 }
 
 /* Drop what rt_qp_snap() referenced. */
@@ -208,6 +213,25 @@ static int rt_qp_put_rp(struct sk_buff *skb, const struct rt_rp_snap *rp)
 			      ROCETUNE_A_QP_PAD) ||
 	    nla_put_u64_64bit(skb, ROCETUNE_A_QP_RP_RELEASES, rp->releases,
 			      ROCETUNE_A_QP_PAD))
+		return -EMSGSIZE;
+	return 0;
+}
+
+/* The round trips of a QP that measured one (rocetune_rtt.c). */
+static int rt_qp_put_rtt(struct sk_buff *skb, const struct rt_rtt_snap *r)
+{
+	if (nla_put_u64_64bit(skb, ROCETUNE_A_QP_RTT_SAMPLES, r->samples,
+			      ROCETUNE_A_QP_PAD) ||
+	    nla_put_u64_64bit(skb, ROCETUNE_A_QP_RTT_P50_NS, r->p50_ns,
+			      ROCETUNE_A_QP_PAD) ||
+	    nla_put_u64_64bit(skb, ROCETUNE_A_QP_RTT_P99_NS, r->p99_ns,
+			      ROCETUNE_A_QP_PAD))
+		return -EMSGSIZE;
+	if (r->has_jitter &&
+	    (nla_put_u64_64bit(skb, ROCETUNE_A_QP_JITTER_P50_NS,
+			       r->jitter_p50_ns, ROCETUNE_A_QP_PAD) ||
+	     nla_put_u64_64bit(skb, ROCETUNE_A_QP_JITTER_P99_NS,
+			       r->jitter_p99_ns, ROCETUNE_A_QP_PAD)))
 		return -EMSGSIZE;
 	return 0;
 }
@@ -263,6 +287,8 @@ static int rt_qp_fill(struct sk_buff *skb, const struct rt_qp_snap *s,
 			      ROCETUNE_A_QP_PAD))
 		goto err_cancel_nest;
 	if (s->has_rp && rt_qp_put_rp(skb, &s->rp))
+		goto err_cancel_nest;
+	if (s->has_rtt && rt_qp_put_rtt(skb, &s->rtt))
 		goto err_cancel_nest;
 	if (ibdev && rt_qp_put_hw(skb, ibdev, s->key.qpn) < 0)
 		goto err_cancel_nest;

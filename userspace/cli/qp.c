@@ -75,6 +75,21 @@ static void rt_qp_print_rp(struct rt_print *pr, const struct rt_qp *qp)
 	rt_print_kv_uint(pr, "rp_releases", qp->rp_releases);
 }
 
+/* The round-trip line of a QP that measured one. */
+static void rt_qp_print_rtt(struct rt_print *pr, const struct rt_qp *qp)
+{
+	if (!rt_has(qp->qattrs, ROCETUNE_A_QP_RTT_SAMPLES))
+		return;
+	rt_print_text(pr, "\n   ");
+	rt_print_kv_uint(pr, "rtt_samples", qp->rtt_samples);
+	rt_print_kv_uint(pr, "rtt_p50_ns", qp->rtt_p50_ns);
+	rt_print_kv_uint(pr, "rtt_p99_ns", qp->rtt_p99_ns);
+	if (!rt_has(qp->qattrs, ROCETUNE_A_QP_JITTER_P50_NS))
+		return;
+	rt_print_kv_uint(pr, "jitter_p50_ns", qp->jitter_p50_ns);
+	rt_print_kv_uint(pr, "jitter_p99_ns", qp->jitter_p99_ns);
+}
+
 static void rt_qp_print(struct rt_print *pr, const struct rt_qp *qp)
 {
 	size_t i;
@@ -123,6 +138,7 @@ static void rt_qp_print(struct rt_print *pr, const struct rt_qp *qp)
 			rt_print_text(pr, "\n   ");
 	}
 	rt_qp_print_rp(pr, qp);
+	rt_qp_print_rtt(pr, qp);
 	rt_print_text(pr, "\n");
 	rt_print_close_object(pr);
 }

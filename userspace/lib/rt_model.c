@@ -320,6 +320,11 @@ static struct nla_policy rt_qp_policy[ROCETUNE_A_QP_MAX + 1] = {
 	[ROCETUNE_A_QP_RP_CNPS]		= { .type = NLA_U64 },
 	[ROCETUNE_A_QP_RP_CUTS]		= { .type = NLA_U64 },
 	[ROCETUNE_A_QP_RP_RELEASES]	= { .type = NLA_U64 },
+	[ROCETUNE_A_QP_RTT_SAMPLES]	= { .type = NLA_U64 },
+	[ROCETUNE_A_QP_RTT_P50_NS]	= { .type = NLA_U64 },
+	[ROCETUNE_A_QP_RTT_P99_NS]	= { .type = NLA_U64 },
+	[ROCETUNE_A_QP_JITTER_P50_NS]	= { .type = NLA_U64 },
+	[ROCETUNE_A_QP_JITTER_P99_NS]	= { .type = NLA_U64 },
 };
 
 int rt_qp_parse(const struct nlmsghdr *nlh, struct rt_qp *qp)
@@ -367,6 +372,11 @@ int rt_qp_parse(const struct nlmsghdr *nlh, struct rt_qp *qp)
 	qp->rp_cnps = rt_get_u64(q[ROCETUNE_A_QP_RP_CNPS]);
 	qp->rp_cuts = rt_get_u64(q[ROCETUNE_A_QP_RP_CUTS]);
 	qp->rp_releases = rt_get_u64(q[ROCETUNE_A_QP_RP_RELEASES]);
+	qp->rtt_samples = rt_get_u64(q[ROCETUNE_A_QP_RTT_SAMPLES]);
+	qp->rtt_p50_ns = rt_get_u64(q[ROCETUNE_A_QP_RTT_P50_NS]);
+	qp->rtt_p99_ns = rt_get_u64(q[ROCETUNE_A_QP_RTT_P99_NS]);
+	qp->jitter_p50_ns = rt_get_u64(q[ROCETUNE_A_QP_JITTER_P50_NS]);
+	qp->jitter_p99_ns = rt_get_u64(q[ROCETUNE_A_QP_JITTER_P99_NS]);
 	return 0;
 }
 

@@ -131,6 +131,11 @@ struct rt_qp {
 	uint64_t rp_cnps;		/* ... CNPs handled */
 	uint64_t rp_cuts;		/* ... rate cuts */
 	uint64_t rp_releases;		/* ... pacing stopped: retransmit */
+	uint64_t rtt_samples;		/* round trips measured */
+	uint64_t rtt_p50_ns;		/* ... median of the last 64 */
+	uint64_t rtt_p99_ns;		/* ... their 99th percentile */
+	uint64_t jitter_p50_ns;		/* consecutive round trips' difference */
+	uint64_t jitter_p99_ns;
 	uint64_t cnt[ROCETUNE_A_QP_MAX + 1];	/* by ROCETUNE_A_QP_* */
 	char dev[RT_NAME_LEN];
 	char comm[RT_NAME_LEN];

@@ -220,6 +220,11 @@ enum rocetune_a_qp {
 	ROCETUNE_A_QP_RP_CNPS,		/* u64: CNPs the reaction point handled */
 	ROCETUNE_A_QP_RP_CUTS,		/* u64: ... rate cuts */
 	ROCETUNE_A_QP_RP_RELEASES,	/* u64: ... pacing stopped: retransmit */
+	ROCETUNE_A_QP_RTT_SAMPLES,	/* u64: round trips measured (AckReq -> ACK) */
+	ROCETUNE_A_QP_RTT_P50_NS,	/* u64: median of the last 64 round trips */
+	ROCETUNE_A_QP_RTT_P99_NS,	/* u64: their 99th percentile */
+	ROCETUNE_A_QP_JITTER_P50_NS,	/* u64: median difference of consecutive ones */
+	ROCETUNE_A_QP_JITTER_P99_NS,	/* u64: its 99th percentile */
 
 	__ROCETUNE_A_QP_MAX,
 	ROCETUNE_A_QP_MAX = __ROCETUNE_A_QP_MAX - 1

@@ -134,8 +134,8 @@ def do_run(a):
         if a.mode == "on" and rp_cnps.get(qpn, 0) != cnp_qp.get(qpn, 0):
             fails.append(f"QP {qpn}: {cnp_qp.get(qpn, 0)} CNPs captured, "
                          f"rp_cnps {rp_cnps.get(qpn)}")
-    if a.mode == "off" and (cnps or rp_cnps):
-        fails.append(f"off: {cnps} CNPs, RP state {rp_cnps}")
+    if a.mode != "on" and (cnps or rp_cnps):
+        fails.append(f"{a.mode}: {cnps} CNPs, RP state {rp_cnps}")
     if a.mode == "on" and not cnps:
         fails.append("on: no CNP")
 
@@ -183,7 +183,7 @@ def do_run(a):
         "rp_paced_samples": paced, "seq_err": a.seq_err,
         "fails": fails,
     }
-    print(f"  round {a.round} {a.mode:3s}  Mb/s "
+    print(f"  round {a.round} {a.mode:4s}  Mb/s "
           + " ".join(f"{m:5.1f}" for m in mbps)
           + f"  sum {sum(mbps):5.1f}  Jain {row['jain']:.3f}"
           f"  util {100 * util:5.1f}%  ({win:.1f} s)")
@@ -209,7 +209,8 @@ def do_run(a):
 
 def do_summary(a):
     rows = [json.loads(x) for x in open(a.table)]
-    modes = [m for m in ("off", "on") if any(r["mode"] == m for r in rows)]
+    modes = [m for m in ("free", "off", "on")
+             if any(r["mode"] == m for r in rows)]
     by = {m: {r["round"]: r for r in rows if r["mode"] == m} for m in modes}
     keys = [("jain", "Jain's index", "%.3f", 1),
             ("util", "utilisation %", "%.1f", 100),
@@ -237,7 +238,18 @@ def do_summary(a):
                 ".." + (fmt % max(v)) + ")"
             line += "  %-24s" % cell
         print(line)
-    if len(modes) == 2:
+    if "free" in by:
+        bind = {i for i, r in by["free"].items()
+                if r["sum"] >= 1.1 * a.rate_mbit}
+        print(f"\nfree (no bottleneck): the flows sent "
+              + ", ".join(f"{by['free'][i]['sum']:.1f}"
+                          for i in sorted(by["free"]))
+              + f" Mb/s; the {a.rate_mbit:g} Mb/s bottleneck could bind"
+              f" (free >= 1.1 x rate) in {len(bind)} of {len(by['free'])}"
+              " rounds")
+    else:
+        bind = None
+    if "off" in by and "on" in by:
         rounds = sorted(set(by["off"]) & set(by["on"]))
         print(f"\npaired by round ({len(rounds)} rounds): rounds where on"
               " is ... than off")
@@ -250,12 +262,19 @@ def do_summary(a):
                     for i in rounds)
             eq = sum(by["on"][i][k] == by["off"][i][k] for i in rounds)
             print(f"  {name:22s} {n}/{len(rounds)} (equal in {eq})")
-        for m in modes:
+        for m in ("off", "on"):
             v = [by[m][i] for i in sorted(by[m])]
             fair = sum(r["jain"] >= 0.9 for r in v)
             full = sum(r["util"] >= 0.9 for r in v)
-            print(f"  {m}: Jain >= 0.9 in {fair}/{len(v)} rounds,"
-                  f" utilisation >= 90% in {full}/{len(v)}")
+            line = (f"  {m}: Jain >= 0.9 in {fair}/{len(v)} rounds,"
+                    f" utilisation >= 90% in {full}/{len(v)}")
+            if bind is not None:
+                vb = [by[m][i] for i in sorted(by[m]) if i in bind]
+                line += (f"; in the rounds where it could bind:"
+                         f" {sum(r['jain'] >= 0.9 for r in vb)}/{len(vb)}"
+                         f" and {sum(r['util'] >= 0.9 for r in vb)}"
+                         f"/{len(vb)}")
+            print(line)
     failed = [r for r in rows if r["fails"]]
     for r in failed:
         print(f"  round {r['round']} {r['mode']}: FAIL {r['fails']}")

@@ -11,9 +11,13 @@
 # The bottleneck: vb's ingress RoCEv2 packets (UDP to 4791) are redirected
 # to ifb0, whose root is htb (one class, rate RATE) with red ... ecn as its
 # leaf; fq is va's root qdisc (the RP paces by departure time) in both
-# modes.  Each round runs "off" and "on" (the order alternates by round):
-# the module is loaded afresh with accounting on for both devices; "on"
-# adds "np on" on rxe1 and "rp on" with RP_PARAMS on rxe0.  A run: FLOWS
+# modes.  Each round runs "free", "off" and "on" (the order rotates by
+# round): the module is loaded afresh with accounting on for both
+# devices; "on" adds "np on" on rxe1 and "rp on" with RP_PARAMS on rxe0;
+# "free" is "off" with the htb class at 1000mbit: what the flows can send
+# in that round without the bottleneck (under emulation, rxe's CPU time
+# often sets the pace, and the host's load changes it from one minute to
+# the next).  A run: FLOWS
 # ib_write_bw pairs (one QP each, ports PORT0+i) started together for SECS
 # seconds, captured on ifb0 (what leaves the bottleneck) and on vb (CNPs),
 # the bottleneck's qdisc and rxe0's RP rates sampled every ~0.5 s; then
@@ -21,7 +25,7 @@
 #
 # Environment: BN_FLOWS (2), BN_RATE_MBIT (bottleneck rate, 25),
 # BN_SECS (perftest -D, 15), BN_SIZE (message bytes, 4096), BN_TXDEPTH
-# (perftest -t, 8), BN_MODES ("off on"), BN_OUT (results directory,
+# (perftest -t, 8), BN_MODES ("free off on"), BN_OUT (results directory,
 # $RT_OUT/dcqcn_bottleneck or /tmp/dcqcn_bottleneck).
 
 ROUNDS=${1:-3}
@@ -33,7 +37,7 @@ RATE=${BN_RATE_MBIT:-25}
 SECS=${BN_SECS:-15}
 SIZE=${BN_SIZE:-4096}
 TXDEPTH=${BN_TXDEPTH:-8}
-read -r -a MODES <<< "${BN_MODES:-off on}"
+read -r -a MODES <<< "${BN_MODES:-free off on}"
 OUT=${BN_OUT:-${RT_OUT:-/tmp}/dcqcn_bottleneck}
 # Captures on the guest's tmpfs (the 9p share is too slow to keep up).
 CAP=/tmp/bn-cap
@@ -87,13 +91,17 @@ stop_bg() {
 	BG_PIDS=()
 }
 
-# bottleneck_up: a fresh htb + red on ifb0 (fresh counters for each run).
+# bottleneck_up MODE: a fresh htb + red on ifb0 (fresh counters for each
+# run); in "free" the class's rate is 1000mbit.
 bottleneck_up() {
+	local r=$RATE
+
+	[ "$1" = free ] && r=1000
 	tc qdisc del dev "$IFB" root 2> /dev/null
 	tc qdisc add dev "$IFB" root handle 1: htb default 1 &&
 		tc class add dev "$IFB" parent 1: classid 1:1 htb \
-			rate "${RATE}mbit" ceil "${RATE}mbit" \
-			burst "$HTB_BURST" cburst "$HTB_BURST" &&
+			rate "${r}mbit" ceil "${r}mbit" \
+			burst "$HTB_BURST" cburst "$HTB_BURST" quantum 1600 &&
 		tc qdisc add dev "$IFB" parent 1:1 handle 10: red \
 			limit "$RED_LIMIT" min "$RED_MIN" max "$RED_MAX" \
 			avpkt "$RED_AVPKT" burst "$RED_BURST" \
@@ -165,7 +173,7 @@ run_once() {
 
 	rm -f "$CAP/$tag"-* "$OUT/$tag"-*
 	mode_set "$mode" || return 1
-	bottleneck_up || return 1
+	bottleneck_up "$mode" || return 1
 	tcpdump -i "$IFB" -s 64 -B 65536 -w "$CAP/$tag-ifb.pcap" \
 		'udp dst port 4791' > "$OUT/$tag-ifb.log" 2>&1 &
 	BG_PIDS+=($!)
@@ -259,11 +267,11 @@ echo "# bottleneck: ifb0 on vb's ingress, htb rate ${RATE}mbit burst" \
 echo "# on: np on (rxe1), rp on (rxe0) $RP_PARAMS"
 t0=$SECONDS
 for ((r = 0; r < ROUNDS; r++)); do
-	order=("${MODES[@]}")
-	# Alternate which mode goes first.
-	if [ $((r % 2)) = 1 ] && [ "${#MODES[@]}" = 2 ]; then
-		order=("${MODES[1]}" "${MODES[0]}")
-	fi
+	# The order of the modes rotates by one each round.
+	order=()
+	for ((k = 0; k < ${#MODES[@]}; k++)); do
+		order+=("${MODES[(r + k) % ${#MODES[@]}]}")
+	done
 	for m in "${order[@]}"; do
 		if ! run_once "$r" "$m"; then
 			echo "# round $r, $m: failed, retrying once" >&2

@@ -280,8 +280,8 @@ for ((r = 0; r < ROUNDS; r++)); do
 	done
 done
 echo "# $ROUNDS rounds in $((SECONDS - t0)) s"
-python3 "$BENCH/dcqcn_bottleneck.py" summary --table "$OUT/runs.jsonl" ||
-	fail "the summary failed"
+python3 "$BENCH/dcqcn_bottleneck.py" summary --table "$OUT/runs.jsonl" \
+	--rate-mbit "$RATE" || fail "the summary failed"
 bad=$(rt_dmesg_bad "$pos")
 [ -z "$bad" ] || fail "kernel log: $(head -n 3 <<< "$bad" | tr '\n' ' ')"
 echo "# kernel log clean"

@@ -13,9 +13,9 @@
 # stats dev rxe1), prints one block and appends one JSON line to the table.
 #
 # Throughput is from the ifb0 capture only: a flow is a BTH destination QP
-# (the receiving QP of rxe1; two QPs may share a UDP source port); the window is the time
-# all flows were sending (the latest first packet to the earliest last
-# packet); a flow's rate is its bytes in the window (Ethernet frames, as
+# (the receiving QP of rxe1; two QPs may share a UDP source port); the
+# window is the time all flows were sending (the latest first packet to
+# the earliest last packet); a flow's rate is its bytes in the window (Ethernet frames, as
 # htb counts them) over the window.  The capture's timestamps are taken
 # when ifb0's qdisc hands a packet on (a fresh wall-clock stamp).
 # Utilisation is the sum of the flows' rates over the bottleneck's rate.
@@ -241,7 +241,7 @@ def do_summary(a):
     if "free" in by:
         bind = {i for i, r in by["free"].items()
                 if r["sum"] >= 1.1 * a.rate_mbit}
-        print(f"\nfree (no bottleneck): the flows sent "
+        print("\nfree (no bottleneck): the flows sent "
               + ", ".join(f"{by['free'][i]['sum']:.1f}"
                           for i in sorted(by["free"]))
               + f" Mb/s; the {a.rate_mbit:g} Mb/s bottleneck could bind"

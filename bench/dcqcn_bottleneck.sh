@@ -6,7 +6,7 @@
 # run, for FLOWS perftest flows from rxe0 to rxe1 sharing one bottleneck.
 # See README for the method and results.  In the test VM:
 #
-#   selftests/vm/run.sh -k 6.12 -x 'bash bench/dcqcn_bottleneck.sh 3'
+#   selftests/vm/run.sh -k 6.12 -x 'bash bench/dcqcn_bottleneck.sh 4'
 #
 # The bottleneck: vb's ingress RoCEv2 packets (UDP to 4791) are redirected
 # to ifb0, whose root is htb (one class, rate RATE) with red ... ecn as its
@@ -17,11 +17,12 @@
 # "free" is "off" with the htb class at 1000mbit: what the flows can send
 # in that round without the bottleneck (under emulation, rxe's CPU time
 # often sets the pace, and the host's load changes it from one minute to
-# the next).  A run: FLOWS
-# ib_write_bw pairs (one QP each, ports PORT0+i) started together for SECS
-# seconds, captured on ifb0 (what leaves the bottleneck) and on vb (CNPs),
-# the bottleneck's qdisc and rxe0's RP rates sampled every ~0.5 s; then
-# dcqcn_bottleneck.py reads the captures, tc's counters and the module's.
+# the next).  A run: FLOWS ib_write_bw pairs (one QP each, ports
+# PORT0+i) started together for SECS seconds, captured on ifb0 (what
+# leaves the bottleneck) and on vb (CNPs), the bottleneck's qdisc and
+# rxe0's RP rates sampled as often as tc and rocetune can be run (0.5-2 s
+# under TCG); then dcqcn_bottleneck.py reads the captures, tc's counters
+# and the module's.
 #
 # Environment: BN_FLOWS (2), BN_RATE_MBIT (bottleneck rate, 25),
 # BN_SECS (perftest -D, 15), BN_SIZE (message bytes, 4096), BN_TXDEPTH

@@ -381,28 +381,35 @@ static bool rt_want_cc_value(const struct rt_profile *p,
 
 /*
  * Software RoCE: rocetune.ko's parameters (rt_rxecc.c), each checked
- * against the module's range; the minimum rate not above the maximum the
- * apply leaves; Enable= as its three switches.
+ * against the module's range (also when the module is not loaded); the
+ * minimum rate not above the maximum the apply leaves; Enable= as its
+ * three switches.
  */
 static void rt_want_rxe(const struct rt_profile *p, const struct rt_nic *nic,
 			const struct rt_nic_state *cur, struct rt_state *want,
 			struct rt_diag *d)
 {
 	const char *dev = nic->id.rdma_dev;
+	unsigned int i, nerr = d->n;
 	char msg[RT_DIAG_LEN];
 	struct rt_setting *w;
 	uint64_t lo, hi;
-	unsigned int i;
 
-	for (i = 0; i < RT_DCQCN_NUM; i++) {
-		if (!rt_profile_has(p, RT_PK_DCQCN + i))
-			continue;
-		if (rt_rxe_check(i, p->dcqcn[i], dev, msg, sizeof(msg))) {
+	for (i = 0; i < RT_DCQCN_NUM; i++)
+		if (rt_profile_has(p, RT_PK_DCQCN + i) &&
+		    rt_rxe_check(i, p->dcqcn[i], dev, msg, sizeof(msg)))
 			rt_want_err(d, p, RT_PK_DCQCN + i, "%s%s", msg,
 				    rt_rxe_param(i) ? "" :
 				    " (see Documentation/profiles.rst)");
+	if (d->n != nerr)
+		return;
+	if (!cur->cc_ok) {
+		rt_want_err(d, p, rt_first_cc_key(p), "%s", cur->cc_err);
+		return;
+	}
+	for (i = 0; i < RT_DCQCN_NUM; i++) {
+		if (!rt_profile_has(p, RT_PK_DCQCN + i))
 			continue;
-		}
 		w = rt_want_from(want, cur, RT_SK_CC, i);
 		if (!w) {
 			rt_want_err(d, p, RT_PK_DCQCN + i,
@@ -453,12 +460,12 @@ static void rt_want_cc(const struct rt_profile *p, const struct rt_nic *nic,
 			    nic->cc_why);
 		return;
 	}
-	if (!cur->cc_ok) {
-		rt_want_err(d, p, first, "%s", cur->cc_err);
-		return;
-	}
 	if (nic->cc == RT_CC_RXE) {
 		rt_want_rxe(p, nic, cur, want, d);
+		return;
+	}
+	if (!cur->cc_ok) {
+		rt_want_err(d, p, first, "%s", cur->cc_err);
 		return;
 	}
 	for (i = 0; i < RT_DCQCN_NUM; i++) {

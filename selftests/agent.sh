@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# rocetuned, the agent, on simulated mlx5 NICs with rocetune.ko loaded,
-# checked by independent readers (iproute2's dcb, ethtool, the cc files,
+# rocetuned, the agent, on simulated mlx5 NICs and Soft-RoCE with
+# rocetune.ko loaded, checked by independent readers (iproute2's dcb,
+# ethtool, the cc files, the module's QP stats by the YNL client,
 # promtool): profiles applied at start and on hotplug, drift restored or
 # only reported, a flapping setter that does not make the agent loop,
 # pause-storm actions (the sim's pfc_storm knob) applied and restored,
@@ -16,6 +17,7 @@ ALL_TESTS="
 	hotplug_applies
 	drift_dcb_reapplied
 	drift_cc_polled
+	drift_rxe_polled
 	drift_reported_only
 	flapping_setter_bounded
 	storm_timeout_restored
@@ -56,6 +58,7 @@ cleanup() {
 	[ -z "$AGENT_PID" ] || wait "$AGENT_PID" 2> /dev/null
 	echo "$ID" > "$SIM_BUS/del_device" 2> /dev/null
 	echo "$HID" > "$SIM_BUS/del_device" 2> /dev/null
+	rt_wire_down
 	rt_kmod_unload
 	rt_sim_unload
 	rm -rf "$WORK"
@@ -166,6 +169,23 @@ RestoreAfterMs=1500
 EOF
 }
 
+# Soft-RoCE: rocetune.ko's DCQCN on rxe0's netdev (there only in
+# drift_rxe_polled).
+write_rxe_profile() {
+	cat > "$ROCETUNE_PROFILE_DIR/30-rxe.conf" << EOF
+[Match]
+Name=$RT_NETDEV0
+
+[DCQCN]
+Enable=yes
+MinRateMbps=40
+AIRateMbps=9
+
+[Agent]
+PollIntervalSec=1
+EOF
+}
+
 start_agent() {
 	: > "$LOG"
 	"$RT_AGENT" --foreground --metrics-listen "127.0.0.1:$PORT" \
@@ -185,6 +205,7 @@ setup() {
 	echo N > "$DFS/$ID/pfc_link_flap" || return 1
 	write_main_profile
 	write_hot_profile
+	write_rxe_profile
 	"$RT_CLI" profile check > /dev/null
 }
 
@@ -289,6 +310,36 @@ drift_cc_polled() {
 	wait_for 30 cc_is np_cnp_dscp 46
 	check_err $? "np_cnp_dscp not restored: $(cat "$CC/np_cnp_dscp")"
 	log_test "drift: a cc file change is found by polling and restored"
+}
+
+# The rxe DCQCN state as rocetune.ko reports it, read by the YNL client:
+# "accounting np rp ai-rate min-rate".
+rxe_state() {
+	python3 "$RT_SELFTESTS/rt_qp.py" stats |
+		jq -r ".[] | select(.dev_name == \"$RT_RXE0\") | [.qp_acct, .qp_np_enable, .qp_rp_enable, .qp_rp_ai_rate_mbps, .qp_rp_min_rate_mbps] | map(tostring) | join(\" \")"
+}
+
+rxe_state_is() {
+	[ "$(rxe_state)" = "$1" ]
+}
+
+# Software RoCE: the profile's [DCQCN] goes to rocetune.ko when rxe0
+# appears; a change by hand is found by the poll and written back.
+drift_rxe_polled() {
+	RET=0
+	rt_wire_up
+	check_err $? "Soft-RoCE wire setup failed"
+	wait_log 60 "$RT_NETDEV0: .*profile 30-rxe.conf applied"
+	check_err $? "no apply to $RT_NETDEV0 logged: $(tail -5 "$LOG")"
+	expect "module state (YNL)" "$(rxe_state)" "1 1 1 9 40"
+	"$RT_CLI" qp set dev "$RT_RXE0" rp-ai-rate-mbps 3 rp off
+	check_err $? "qp set failed"
+	wait_log 30 "$RT_NETDEV0: drift \(poll\): .*dcqcn AIRateMbps is 3, profile 30-rxe.conf wants 9"
+	check_err $? "no rxe drift logged: $(tail -3 "$LOG")"
+	wait_for 30 rxe_state_is "1 1 1 9 40"
+	check_err $? "not restored: $(rxe_state)"
+	rt_wire_down
+	log_test "drift: rxe's DCQCN in rocetune.ko is applied, polled and restored"
 }
 
 drift_reported_only() {
@@ -565,7 +616,7 @@ sighup_bad_profile_kept() {
 	printf '[Match]\nName=%s\n[Lossless]\nPFC=9\n' "$DEV" \
 		> "$ROCETUNE_PROFILE_DIR/10-broken.conf"
 	kill -HUP "$AGENT_PID"
-	wait_log 30 "profile reload failed: errors in .*; the 2 profiles loaded before stay in force"
+	wait_log 30 "profile reload failed: errors in .*; the 3 profiles loaded before stay in force"
 	check_err $? "no reload failure logged: $(tail -3 "$LOG")"
 	log_has "10-broken.conf:4: \[Lossless\] PFC=9"
 	check_err $? "the error does not name file:line"

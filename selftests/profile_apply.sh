@@ -3,8 +3,9 @@
 #
 # rocetune profile apply on simulated mlx5 and bnxt_re NICs and on
 # Soft-RoCE, checked by independent readers: iproute2's dcb, ethtool, the
-# vendor cc files, and the simulated NIC's own count of the set operations
-# that reached it (set_count).  Failures are injected at every write with
+# vendor cc files, the simulated NIC's own count of the set operations
+# that reached it (set_count), and for rxe (rocetune.ko's DCQCN) the
+# module's QP_STATS_GET read by the YNL client rt_qp.py.  Failures are injected at every write with
 # the simulated NIC's fail_set and ignore_set knobs, kernel lockdown with
 # cc_lockdown, a crash with SIGKILL, and a NIC that vanishes mid-apply.
 
@@ -20,6 +21,11 @@ ALL_TESTS="
 	two_appliers
 	vanish_mid_apply
 	soft_roce_and_no_dcb
+	rxe_no_module
+	rxe_apply
+	rxe_refused_before_writing
+	rxe_module_refusal_rolls_back
+	rxe_vanish_mid_apply
 	invalid_profile_applies_nothing
 	check_corpus
 	unprivileged
@@ -29,6 +35,7 @@ source "$(dirname "$0")/lib.sh"
 set -o pipefail
 
 RT_CLI=${RT_CLI:-$RT_TOP/build/userspace/rocetune}
+RT_KMOD_HERE=0
 SIM_BUS=/sys/bus/rocetune_sim
 ID=$((RANDOM % 700 + 100))
 BX=$((ID + 1))
@@ -43,6 +50,7 @@ export ROCETUNE_RUN_DIR=$WORK/run
 mkdir -p "$ROCETUNE_PROFILE_DIR"
 
 cleanup() {
+	[ "$RT_KMOD_HERE" = 1 ] && rt_kmod_unload
 	echo "$ID" > "$SIM_BUS/del_device" 2> /dev/null
 	echo "$BX" > "$SIM_BUS/del_device" 2> /dev/null
 	rt_wire_down
@@ -433,7 +441,7 @@ EOF
 	out=$("$RT_CLI" -j profile apply dev "$RT_NETDEV0")
 	expect "exit status" "$?" 1
 	expect "result" "$(jq -r '.[0].result' <<< "$out")" invalid
-	jq -r '.[0].errors[]' <<< "$out" | grep -q "10-rxe.conf:5: \[DCQCN\] CNPDSCP: $RT_NETDEV0: rxe0 is software RoCE, which has no DCQCN interface"
+	jq -r '.[0].errors[]' <<< "$out" | grep -q "10-rxe.conf:5: \[DCQCN\] CNPDSCP: rxe (rocetune.ko) has no equivalent of this key"
 	check_err $? "rxe: $out"
 	out=$("$RT_CLI" -j profile apply dev "$RT_NETDEV1")
 	expect "exit status" "$?" 1
@@ -446,8 +454,267 @@ EOF
 		'["invalid","invalid","unchanged","unchanged"]'
 	rm -f "$ROCETUNE_PROFILE_DIR"/1[01]-rxe.conf
 	rt_wire_down
-	log_test "Soft-RoCE: 'no DCQCN interface' and 'no DCB' named with file:line, never silence"
+	log_test "Soft-RoCE: a key rocetune.ko has no equivalent of, and 'no DCB', named with file:line, never silence"
 }
+
+# The rxe DCQCN state as the module reports it, read by the YNL client
+# rt_qp.py (not the CLI under test), in a fixed order: accounting, NP,
+# RP, the NP's gap, then the RP's parameters.
+RXE_KEYS="qp_acct qp_np_enable qp_rp_enable qp_np_min_cnp_gap_us
+	qp_rp_min_rate_mbps qp_rp_max_rate_mbps qp_rp_ai_rate_mbps
+	qp_rp_hai_rate_mbps qp_rp_time_reset_us qp_rp_byte_reset_bytes
+	qp_rp_threshold qp_rp_initial_alpha qp_rp_g qp_rp_alpha_period_us
+	qp_rp_rrmp_us"
+
+rxe_state() {
+	local k filter=
+
+	for k in $RXE_KEYS; do
+		filter+="${filter:+, }(.$k // \"missing\")"
+	done
+	python3 "$RT_SELFTESTS/rt_qp.py" stats |
+		jq -r ".[] | select(.dev_name == \"$RT_RXE0\") | [$filter] | map(tostring) | join(\" \")"
+}
+
+# A known state of rxe0, not the module's defaults, set by the YNL client:
+# accounting on, NP and RP off.
+rxe_baseline() {
+	python3 - "$RT_SELFTESTS" "$RT_RXE0" << 'PY'
+import sys
+sys.path.insert(0, sys.argv[1])
+import rt_ynl
+rt_ynl.Client().do("qp-set", {
+    "dev-name": sys.argv[2], "qp-acct": 1, "qp-np-enable": 0,
+    "qp-rp-enable": 0, "qp-np-min-cnp-gap-us": 4,
+    "qp-rp-min-rate-mbps": 12, "qp-rp-max-rate-mbps": 100,
+    "qp-rp-ai-rate-mbps": 5, "qp-rp-hai-rate-mbps": 50,
+    "qp-rp-time-reset-us": 300, "qp-rp-byte-reset-bytes": 1000000,
+    "qp-rp-threshold": 5, "qp-rp-initial-alpha": 1023, "qp-rp-g": 4,
+    "qp-rp-alpha-period-us": 55, "qp-rp-rrmp-us": 4})
+PY
+}
+
+RXE_BASELINE="1 0 0 4 12 100 5 50 300 1000000 5 1023 4 55 4"
+
+rxe_setup() {
+	rt_wire_up || return 1
+	if ! rt_kmod_loaded; then
+		rt_kmod_load || return 1
+		RT_KMOD_HERE=1
+	fi
+	wait_for 10 "$RT_CLI" qp stats dev "$RT_RXE0" > /dev/null || return 1
+	rxe_baseline || return 1
+	[ "$(rxe_state)" = "$RXE_BASELINE" ]
+}
+
+rxe_teardown() {
+	rm -f "$ROCETUNE_PROFILE_DIR"/20-rxe.conf
+	rt_wire_down
+	if [ "$RT_KMOD_HERE" = 1 ]; then
+		rt_kmod_unload
+		RT_KMOD_HERE=0
+	fi
+}
+
+# write_rxe_profile LINES: a profile for rxe0's netdev, LINES in [DCQCN]
+# (from line 5).
+write_rxe_profile() {
+	printf '[Match]\nName=%s\n\n[DCQCN]\n%s\n' "$RT_NETDEV0" "$1" \
+		> "$ROCETUNE_PROFILE_DIR/20-rxe.conf"
+}
+
+rxe_no_module() {
+	local out
+
+	RET=0
+	rt_wire_up
+	check_err $? "Soft-RoCE wire setup failed"
+	if rt_kmod_loaded; then
+		rmmod rocetune
+		check_err $? "cannot unload rocetune"
+	fi
+	write_rxe_profile "MinRateMbps=40"
+	out=$("$RT_CLI" -j profile apply dev "$RT_NETDEV0")
+	expect "exit status" "$?" 1
+	expect "result" "$(jq -r '.[0].result' <<< "$out")" invalid
+	jq -r '.[0].errors[]' <<< "$out" | grep -q "20-rxe.conf:5: \[DCQCN\] MinRateMbps: rocetune.ko is not loaded"
+	check_err $? "no 'not loaded' error: $out"
+	rxe_teardown
+	log_test "rxe: [DCQCN] without rocetune.ko: 'not loaded', with file:line and key"
+}
+
+rxe_apply() {
+	local out want
+
+	RET=0
+	rxe_setup
+	check_err $? "rxe setup failed"
+	write_rxe_profile "Enable=yes
+MinTimeBetweenCNPsUs=16
+MinRateMbps=40
+MaxRateMbps=400
+AIRateMbps=7
+HAIRateMbps=70
+TimeResetUs=2000
+ByteResetBytes=300000
+Threshold=3
+InitialAlpha=512
+G=16
+DceTcpRttUs=200
+RateReduceMonitorPeriodUs=50"
+	out=$("$RT_CLI" -j profile apply dev "$RT_NETDEV0")
+	check_err $? "apply failed: $out"
+	expect "result" "$(jq -r '.[0].result' <<< "$out")" applied
+	expect "writes" "$(jq -r '.[0].writes' <<< "$out")" 13
+	want="1 1 1 16 40 400 7 70 2000 300000 3 512 16 200 50"
+	expect "module state (YNL)" "$(rxe_state)" "$want"
+	# The CLI's own view agrees.
+	out=$("$RT_CLI" -j qp stats dev "$RT_RXE0")
+	expect "qp stats rp_g" "$(jq -r '.[0].rp_g' <<< "$out")" 16
+	expect "qp stats np" "$(jq -r '.[0].np' <<< "$out")" true
+	out=$("$RT_CLI" -j profile apply dev "$RT_NETDEV0")
+	expect "re-apply result" "$(jq -r '.[0].result' <<< "$out")" unchanged
+	expect "re-apply writes" "$(jq -r '.[0].writes' <<< "$out")" 0
+	# Drift made by hand: dry run and diff show it and write nothing.
+	"$RT_CLI" qp set dev "$RT_RXE0" rp-g 20 rp off
+	check_err $? "qp set failed"
+	out=$("$RT_CLI" -j profile apply dev "$RT_NETDEV0" dry-run)
+	expect "dry-run result" "$(jq -r '.[0].result' <<< "$out")" dry-run
+	expect "dry-run changes" \
+		"$(jq -r '[.[0].changes[].setting] | sort | join(",")' <<< "$out")" \
+		"dcqcn Enable,dcqcn G"
+	expect "state after the dry run" "$(rxe_state)" \
+		"1 1 0 16 40 400 7 70 2000 300000 3 512 20 200 50"
+	out=$("$RT_CLI" profile diff dev "$RT_NETDEV0")
+	grep -q "dcqcn G" <<< "$out" && grep -q "rp off" <<< "$out"
+	check_err $? "diff does not show the drift: $out"
+	out=$("$RT_CLI" -j profile apply dev "$RT_NETDEV0")
+	expect "writes of the drift" "$(jq -r '.[0].writes' <<< "$out")" 2
+	expect "module state after the drift" "$(rxe_state)" "$want"
+	# Enable=no: NP and RP off, the accounting stays on.
+	write_rxe_profile "Enable=no"
+	out=$("$RT_CLI" -j profile apply dev "$RT_NETDEV0")
+	check_err $? "Enable=no failed: $out"
+	expect "after Enable=no" "$(rxe_state)" \
+		"1 0 0 16 40 400 7 70 2000 300000 3 512 16 200 50"
+	rxe_teardown
+	log_test "rxe: every mapped [DCQCN] key applied through rocetune.ko, read back by YNL; re-apply, dry run, diff, Enable=no"
+}
+
+rxe_refused_before_writing() {
+	local out key
+
+	RET=0
+	rxe_setup
+	check_err $? "rxe setup failed"
+	for key in CNPDSCP=48 CNPPriority=6 GD=7 MinDecreaseFactorPercent=50 \
+		RateOnFirstCNPMbps=100 ClampTargetRate=yes \
+		ClampTargetRateAfterTimeInc=no; do
+		write_rxe_profile "AIRateMbps=9
+$key"
+		out=$("$RT_CLI" -j profile apply dev "$RT_NETDEV0")
+		expect "$key: exit status" "$?" 1
+		jq -r '.[0].errors[]' <<< "$out" |
+			grep -qF "20-rxe.conf:6: [DCQCN] ${key%%=*}: rxe (rocetune.ko) has no equivalent of this key"
+		check_err $? "$key: no error naming key and driver: $out"
+	done
+	for key in "MinRateMbps=5:5 is out of range for $RT_RXE0" \
+		"MaxRateMbps=0:0 (line rate) is out of range for $RT_RXE0" \
+		"TimeResetUs=1000001:1000001 is out of range for $RT_RXE0" \
+		"DceTcpRttUs=1000000:" \
+		"MinTimeBetweenCNPsUs=2000000:2000000 is out of range for $RT_RXE0" \
+		"MinRateMbps=500:$RT_RXE0 would get a minimum rate of 500 Mb/s above its maximum of 100 Mb/s"; do
+		[ -n "${key#*:}" ] || continue	# in range for the module
+		write_rxe_profile "AIRateMbps=9
+${key%%:*}"
+		out=$("$RT_CLI" -j profile apply dev "$RT_NETDEV0")
+		expect "${key%%:*}: exit status" "$?" 1
+		jq -r '.[0].errors[]' <<< "$out" |
+			grep -qF "20-rxe.conf:6: [DCQCN] ${key%%=*}: ${key#*:}"
+		check_err $? "${key%%:*}: no error naming key, value and device: $out"
+	done
+	expect "module state" "$(rxe_state)" "$RXE_BASELINE"
+	rxe_teardown
+	log_test "rxe: keys without equivalent and values rocetune.ko refuses: named before any write, nothing changed"
+}
+
+# rxe_wait_ai V: until rxe0's AI rate is V (an apply made its first
+# write).  Only a trigger, read with the CLI: Python starts too slowly
+# under emulation for the time between two writes.
+rxe_wait_ai() {
+	local i
+
+	for ((i = 0; i < 200; i++)); do
+		[ "$("$RT_CLI" -j qp stats dev "$RT_RXE0" |
+			jq -r '.[0].rp_ai_rate_mbps')" = "$1" ] && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# A refusal by the module itself after earlier writes: the maximum rate is
+# lowered behind the apply's back (ROCETUNE_APPLY_DELAY_MS between writes)
+# so that the higher minimum, written last, is refused.
+rxe_module_refusal_rolls_back() {
+	local out pid rc
+
+	RET=0
+	rxe_setup
+	check_err $? "rxe setup failed"
+	write_rxe_profile "AIRateMbps=77
+HAIRateMbps=333
+MinRateMbps=90"
+	ROCETUNE_APPLY_DELAY_MS=4000 "$RT_CLI" -j profile apply \
+		dev "$RT_NETDEV0" > "$WORK/rxe.json" &
+	pid=$!
+	rxe_wait_ai 77
+	check_err $? "the first write was not seen"
+	"$RT_CLI" qp set dev "$RT_RXE0" rp-max-rate-mbps 50
+	check_err $? "qp set failed"
+	wait "$pid"
+	rc=$?
+	expect "exit status" "$rc" 1
+	out=$(cat "$WORK/rxe.json")
+	expect "result" "$(jq -r '.[0].result' <<< "$out")" rolled-back
+	expect "writes" "$(jq -r '.[0].writes' <<< "$out")" 3
+	jq -r '.[0].error' <<< "$out" |
+		grep -qF "dcqcn MinRateMbps: rocetune.ko refused QP_SET of $RT_RXE0 rp-min-rate-mbps 90: the reaction point's minimum rate is above its maximum (EINVAL)"
+	check_err $? "no extack in the error: $out"
+	# As read before the apply, but for the maximum changed behind its back.
+	expect "module state after the rollback" "$(rxe_state)" \
+		"1 0 0 4 12 50 5 50 300 1000000 5 1023 4 55 4"
+	rxe_teardown
+	log_test "rxe: a QP_SET refused mid-apply: extack reported, rolled back to the values read before"
+}
+
+rxe_vanish_mid_apply() {
+	local out pid rc
+
+	RET=0
+	rxe_setup
+	check_err $? "rxe setup failed"
+	write_rxe_profile "AIRateMbps=77
+HAIRateMbps=333"
+	ROCETUNE_APPLY_DELAY_MS=4000 "$RT_CLI" -j profile apply \
+		dev "$RT_NETDEV0" > "$WORK/rxe.json" &
+	pid=$!
+	rxe_wait_ai 77
+	check_err $? "the first write was not seen"
+	rdma link del "$RT_RXE0"
+	check_err $? "rdma link del failed"
+	wait "$pid"
+	rc=$?
+	expect "exit status" "$rc" 1
+	out=$(cat "$WORK/rxe.json")
+	expect "result" "$(jq -r '.[0].result' <<< "$out")" vanished
+	jq -r '.[0].state' <<< "$out" | grep -q "disappeared"
+	check_err $? "no 'disappeared': $out"
+	[ ! -e "$ROCETUNE_RUN_DIR/$RT_NETDEV0.journal" ]
+	check_err $? "a journal was left"
+	rxe_teardown
+	log_test "rxe: the RDMA device removed mid-apply: vanished, named, no journal left"
+}
+
 
 invalid_profile_applies_nothing() {
 	local before out rc

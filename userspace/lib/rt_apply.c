@@ -31,8 +31,37 @@ const char *rt_run_dir(void)
 /* Ordering -------------------------------------------------------------- */
 
 /*
+ * DCQCN: switching off first (8), then the moves that keep the minimum
+ * rate not above the maximum whatever comes next (a lower minimum, a
+ * higher maximum) with the other parameters (9), then a lower maximum or
+ * a higher minimum (10), switching on last (11), so that rocetune.ko,
+ * which refuses a minimum above the maximum, accepts every step of an
+ * apply and of its restore, and the reaction point starts with its new
+ * parameters.
+ */
+static int rt_cc_phase(const struct rt_setting *want,
+		       const struct rt_setting *cur)
+{
+	unsigned int i;
+
+	switch (want->key) {
+	case RT_DCQCN_ENABLE:
+		for (i = 0; i < want->n; i++)
+			if (want->v[i] && (!cur || cur->absent || i >= cur->n ||
+					   !cur->v[i]))
+				return 11;
+		return 8;
+	case RT_DCQCN_MIN_RATE_MBPS:
+		return cur && !cur->absent && want->v[0] > cur->v[0] ? 10 : 9;
+	case RT_DCQCN_MAX_RATE_MBPS:
+		return cur && !cur->absent && want->v[0] < cur->v[0] ? 10 : 9;
+	}
+	return 9;
+}
+
+/*
  * Steering out of a class first (0), the class itself (1-5), steering
- * into it (6, 7), DCQCN (8).
+ * into it (6, 7), DCQCN (8-11).
  */
 int rt_setting_phase(const struct rt_setting *want,
 		     const struct rt_setting *cur)
@@ -58,9 +87,9 @@ int rt_setting_phase(const struct rt_setting *want,
 	case RT_SK_PFC_STORM:
 		return 5;
 	case RT_SK_CC:
-		return 8;
+		return rt_cc_phase(want, cur);
 	}
-	return 9;
+	return 12;
 }
 
 const char *rt_result_name(enum rt_result r)

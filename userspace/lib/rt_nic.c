@@ -64,6 +64,23 @@ static void rt_sysfs_driver(const char *netdev, char *buf, size_t len)
 	rt_fmt(buf, len, "%s", base ? base + 1 : link);
 }
 
+/*
+ * Software RoCE: rxe shows the netdev it runs on in "parent" (siw does
+ * not), and is a channel adapter (node type 1), where siw is an RNIC.
+ */
+static bool rt_nic_is_rxe(const char *ibdev)
+{
+	char path[512], val[64];
+
+	rt_fmt(path, sizeof(path), "%s/class/infiniband/%s/parent",
+		 rt_sysfs_root(), ibdev);
+	if (access(path, F_OK))
+		return false;
+	rt_fmt(path, sizeof(path), "%s/class/infiniband/%s/node_type",
+		 rt_sysfs_root(), ibdev);
+	return !rt_read_line(path, val, sizeof(val)) && !strncmp(val, "1:", 2);
+}
+
 static void rt_nic_cc(struct rt_nic *nic)
 {
 	const char *dfs = rt_debugfs_root();
@@ -86,6 +103,10 @@ static void rt_nic_cc(struct rt_nic *nic)
 	}
 	nic->cc = RT_CC_NONE;
 	nic->cc_dir[0] = '\0';
+	if (rt_nic_is_rxe(nic->id.rdma_dev)) {
+		nic->cc = RT_CC_RXE;
+		return;
+	}
 	rt_fmt(path, sizeof(path), "%s/class/infiniband/%s/parent",
 		 rt_sysfs_root(), nic->id.rdma_dev);
 	if (!strcmp(drv, "mlx5_core"))

@@ -8,8 +8,10 @@
  * is the one of the port's default GID).  It is found through sysfs, so
  * tuning works whether or not rocetune.ko is loaded.  The DCQCN backend of
  * a NIC is chosen by the files its driver exposes (mlx5 cc_params, bnxt_re
- * cc_config under debugfs, keyed by the bus-info "ethtool -i" reports),
- * else by its driver's name, only to explain why there is none.
+ * cc_config under debugfs, keyed by the bus-info "ethtool -i" reports);
+ * software RoCE (rxe: a "parent" netdev, node type CA) gets rocetune.ko's
+ * notification and reaction points, whether or not the module is loaded
+ * yet; other NICs get none, explained by their driver's name.
  */
 #ifndef RT_NIC_H
 #define RT_NIC_H
@@ -25,6 +27,7 @@ enum rt_cc_vendor {
 	RT_CC_NONE,		/* no DCQCN interface: @cc_why says why */
 	RT_CC_MLX5,		/* debugfs mlx5/BUS/cc_params/ */
 	RT_CC_BNXT_RE,		/* debugfs bnxt_re/BUS/cc_config/ */
+	RT_CC_RXE,		/* rocetune.ko QP_SET of the RDMA device */
 };
 
 struct rt_nic {

@@ -10,6 +10,7 @@
 
 #include "rt_util.h"
 #include "rt_setting.h"
+#include "rt_rxecc.h"
 
 /*
  * The PFC storm timeout "auto" is a fixed timeout in the driver (mlx5:
@@ -232,7 +233,13 @@ void rt_setting_value(const struct rt_setting *s, char *buf, size_t len)
 			rt_fmt(buf, len, "%" PRIu64 " ms", s->v[0]);
 		break;
 	case RT_SK_CC:
-		rt_fmt(buf, len, "%" PRIu64, s->v[0]);
+		if (s->key == RT_DCQCN_ENABLE && s->n == RT_RXE_EN_N)
+			rt_fmt(buf, len, "accounting %s np %s rp %s",
+			       s->v[RT_RXE_EN_ACCT] ? "on" : "off",
+			       s->v[RT_RXE_EN_NP] ? "on" : "off",
+			       s->v[RT_RXE_EN_RP] ? "on" : "off");
+		else
+			rt_fmt(buf, len, "%" PRIu64, s->v[0]);
 		break;
 	}
 }

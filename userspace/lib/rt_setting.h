@@ -30,7 +30,8 @@ enum rt_set_kind {
 	RT_SK_DSCP,		/* key DSCP; v[0] priority, or absent */
 	RT_SK_APPTRUST,		/* v[0..n-1] selectors, most trusted first */
 	RT_SK_PFC_STORM,	/* v[0] ms, 0 off, 0xffff auto */
-	RT_SK_CC,		/* key rt_dcqcn_param or RT_CC_KEY_*; v[0] */
+	RT_SK_CC,		/* key rt_dcqcn_param or RT_CC_KEY_*; v[0]
+				 * (rxe Enable: v[0..2], rt_rxecc.h) */
 };
 
 /* Vendor parameters that are no profile key but must be restored. */

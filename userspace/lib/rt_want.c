@@ -5,9 +5,11 @@
  * vendor DCQCN files).
  *
  * The DCQCN keys map one to one, in the same units, to the vendor files of
- * rt_cc_map[] (Documentation/profiles.rst has the table).  The field
+ * rt_cc_map[], and to rocetune.ko's attributes for software RoCE
+ * (rt_rxecc.c; Documentation/profiles.rst has the table).  The field
  * widths are checked here because mlx5 keeps only the bits that fit and
- * still reports success.
+ * still reports success; rocetune.ko's ranges because it would refuse the
+ * value after earlier writes were made.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -15,11 +17,13 @@
 #include <stdio.h>
 #include <string.h>
 #include <net/if.h>
+#include <unistd.h>
 
 #include "rt_util.h"
 #include "rt_want.h"
 #include "rt_ccfile.h"
 #include "rt_dcb.h"
+#include "rt_rxecc.h"
 #include "rt_ethtool.h"
 
 struct rt_cc_map {
@@ -78,7 +82,16 @@ static unsigned int rt_cc_bits(enum rt_cc_vendor vendor, unsigned int key)
 
 static const char *rt_cc_vendor_name(enum rt_cc_vendor vendor)
 {
-	return vendor == RT_CC_MLX5 ? "mlx5" : "bnxt_re";
+	switch (vendor) {
+	case RT_CC_MLX5:
+		return "mlx5";
+	case RT_CC_BNXT_RE:
+		return "bnxt_re";
+	case RT_CC_RXE:
+		return "rxe (rocetune.ko)";
+	default:
+		return "?";
+	}
 }
 
 /* Wanted state ---------------------------------------------------------- */
@@ -348,6 +361,90 @@ static void rt_want_storm(const struct rt_profile *p, const struct rt_nic *nic,
 	(void)nic;
 }
 
+/* The profile's value of @key, else the NIC's; false when neither. */
+static bool rt_want_cc_value(const struct rt_profile *p,
+			     const struct rt_nic_state *cur, unsigned int key,
+			     uint64_t *v)
+{
+	const struct rt_setting *c;
+
+	if (rt_profile_has(p, RT_PK_DCQCN + key)) {
+		*v = p->dcqcn[key];
+		return true;
+	}
+	c = rt_state_find(&cur->st, RT_SK_CC, key);
+	if (!c || c->n != 1)
+		return false;
+	*v = c->v[0];
+	return true;
+}
+
+/*
+ * Software RoCE: rocetune.ko's parameters (rt_rxecc.c), each checked
+ * against the module's range (also when the module is not loaded); the
+ * minimum rate not above the maximum the apply leaves; Enable= as its
+ * three switches.
+ */
+static void rt_want_rxe(const struct rt_profile *p, const struct rt_nic *nic,
+			const struct rt_nic_state *cur, struct rt_state *want,
+			struct rt_diag *d)
+{
+	const char *dev = nic->id.rdma_dev;
+	unsigned int i, nerr = d->n;
+	char msg[RT_DIAG_LEN];
+	struct rt_setting *w;
+	uint64_t lo, hi;
+
+	for (i = 0; i < RT_DCQCN_NUM; i++)
+		if (rt_profile_has(p, RT_PK_DCQCN + i) &&
+		    rt_rxe_check(i, p->dcqcn[i], dev, msg, sizeof(msg)))
+			rt_want_err(d, p, RT_PK_DCQCN + i, "%s%s", msg,
+				    rt_rxe_param(i) ? "" :
+				    " (see Documentation/profiles.rst)");
+	if (d->n != nerr)
+		return;
+	if (!cur->cc_ok) {
+		rt_want_err(d, p, rt_first_cc_key(p), "%s", cur->cc_err);
+		return;
+	}
+	for (i = 0; i < RT_DCQCN_NUM; i++) {
+		if (!rt_profile_has(p, RT_PK_DCQCN + i))
+			continue;
+		w = rt_want_from(want, cur, RT_SK_CC, i);
+		if (!w) {
+			rt_want_err(d, p, RT_PK_DCQCN + i,
+				    "%s: rocetune.ko did not report this parameter",
+				    dev);
+			continue;
+		}
+		if (i != RT_DCQCN_ENABLE) {
+			w->v[0] = p->dcqcn[i];
+		} else if (p->dcqcn[i]) {
+			/* NP and RP need the device's QP accounting. */
+			w->v[RT_RXE_EN_ACCT] = 1;
+			w->v[RT_RXE_EN_NP] = 1;
+			w->v[RT_RXE_EN_RP] = 1;
+		} else {
+			/* Off: NP and RP; the accounting stays as it is. */
+			w->v[RT_RXE_EN_NP] = 0;
+			w->v[RT_RXE_EN_RP] = 0;
+		}
+	}
+	if ((rt_profile_has(p, RT_PK_DCQCN + RT_DCQCN_MIN_RATE_MBPS) ||
+	     rt_profile_has(p, RT_PK_DCQCN + RT_DCQCN_MAX_RATE_MBPS)) &&
+	    rt_want_cc_value(p, cur, RT_DCQCN_MIN_RATE_MBPS, &lo) &&
+	    rt_want_cc_value(p, cur, RT_DCQCN_MAX_RATE_MBPS, &hi) && lo > hi)
+		rt_want_err(d, p,
+			    rt_profile_has(p, RT_PK_DCQCN + RT_DCQCN_MIN_RATE_MBPS) ?
+			    RT_PK_DCQCN + RT_DCQCN_MIN_RATE_MBPS :
+			    RT_PK_DCQCN + RT_DCQCN_MAX_RATE_MBPS,
+			    "%s would get a minimum rate of %" PRIu64 " Mb/s above its maximum of %" PRIu64 " Mb/s%s (rocetune.ko refuses that)",
+			    dev, lo, hi,
+			    rt_profile_has(p, RT_PK_DCQCN + RT_DCQCN_MIN_RATE_MBPS) &&
+			    rt_profile_has(p, RT_PK_DCQCN + RT_DCQCN_MAX_RATE_MBPS) ?
+			    "" : " (the other is the device's current value)");
+}
+
 static void rt_want_cc(const struct rt_profile *p, const struct rt_nic *nic,
 		       const struct rt_nic_state *cur, struct rt_state *want,
 		       struct rt_diag *d)
@@ -361,6 +458,10 @@ static void rt_want_cc(const struct rt_profile *p, const struct rt_nic *nic,
 	if (nic->cc == RT_CC_NONE) {
 		rt_want_err(d, p, first, "%s: %s", nic->id.netdev,
 			    nic->cc_why);
+		return;
+	}
+	if (nic->cc == RT_CC_RXE) {
+		rt_want_rxe(p, nic, cur, want, d);
 		return;
 	}
 	if (!cur->cc_ok) {
@@ -507,6 +608,29 @@ static void rt_read_dcb(struct rt_sys_ctx *ctx, const struct rt_nic *nic,
 	}
 }
 
+/* Software RoCE: the module's state; -ENODEV when the device is gone. */
+static int rt_read_rxe(const struct rt_nic *nic, struct rt_nic_state *ns,
+		       char *msg, size_t len)
+{
+	char path[512];
+	int err;
+
+	err = rt_rxe_read(nic->id.rdma_dev, &ns->st, ns->cc_err,
+			  sizeof(ns->cc_err));
+	if (!err) {
+		ns->cc_ok = true;
+		return 0;
+	}
+	rt_fmt(path, sizeof(path), "%s/class/infiniband/%s", rt_sysfs_root(),
+	       nic->id.rdma_dev);
+	if (err == -ENODEV && access(path, F_OK)) {
+		rt_fmt(msg, len, "%s is gone (the RDMA device %s was removed)",
+		       nic->id.netdev, nic->id.rdma_dev);
+		return -ENODEV;
+	}
+	return 0;
+}
+
 static void rt_read_cc(const struct rt_nic *nic, struct rt_nic_state *ns)
 {
 	char path[1024], msg[512];
@@ -564,6 +688,8 @@ static int rt_sys_read(void *ctxp, const struct rt_nic *nic,
 			ns->storm_ok = true;
 		}
 	}
+	if ((need & RT_NEED_CC) && nic->cc == RT_CC_RXE)
+		return rt_read_rxe(nic, ns, msg, len);
 	if (need & RT_NEED_CC)
 		rt_read_cc(nic, ns);
 	return 0;
@@ -636,6 +762,9 @@ static int rt_sys_write(void *ctxp, const struct rt_nic *nic,
 		return rt_ethtool_set_pfc_storm(ifname, (uint16_t)want->v[0],
 						msg, len);
 	case RT_SK_CC:
+		if (nic->cc == RT_CC_RXE)
+			return rt_rxe_write(nic->id.rdma_dev, want, cur, msg,
+					    len);
 		rt_fmt(path, sizeof(path), "%s/%s", nic->cc_dir,
 			 rt_cc_file(nic->cc, want->key));
 		return rt_ccfile_write(path, (uint32_t)want->v[0], msg, len);

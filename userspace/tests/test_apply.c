@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "rt_apply.h"
+#include "rt_rxecc.h"
 
 struct model {
 	struct rt_state st;
@@ -31,6 +32,9 @@ struct model {
 	unsigned int gone_at;		/* write after which the NIC is gone */
 	unsigned int crash_at;		/* write at which the process dies */
 	bool gone;
+	bool rxe;			/* refuses a min rate above the max,
+					 * as rocetune.ko does */
+	unsigned int rxe_refused;	/* writes it refused so */
 	enum rt_set_kind order[RT_SET_MAX * 2];
 	bool order_absent[RT_SET_MAX * 2];
 };
@@ -89,6 +93,20 @@ static int model_write(void *ctx, const struct rt_nic *nic,
 		m->gone = true;
 	if (m->writes == m->ignore_at)
 		return 0;
+	if (m->rxe && want->kind == RT_SK_CC &&
+	    (want->key == RT_DCQCN_MIN_RATE_MBPS ||
+	     want->key == RT_DCQCN_MAX_RATE_MBPS)) {
+		const struct rt_setting *o = rt_state_find(&m->st, RT_SK_CC,
+			want->key == RT_DCQCN_MIN_RATE_MBPS ?
+			RT_DCQCN_MAX_RATE_MBPS : RT_DCQCN_MIN_RATE_MBPS);
+
+		if (o && (want->key == RT_DCQCN_MIN_RATE_MBPS ?
+			  want->v[0] > o->v[0] : want->v[0] < o->v[0])) {
+			m->rxe_refused++;
+			snprintf(msg, len, "minimum rate above the maximum");
+			return -EINVAL;
+		}
+	}
 	for (i = 0; i < m->st.n; i++) {
 		s = &m->st.s[i];
 		if (s->kind == want->kind && s->key == want->key) {
@@ -495,6 +513,235 @@ static void ets_sum_checked_on_the_merged_state(void **state)
 	fixture_free(f);
 }
 
+/* rxe (rocetune.ko) -------------------------------------------------- */
+
+/*
+ * The module's attribute ranges, written out here from
+ * kmod/rocetune_qp_nl_set.c's policy (not taken from rt_rxecc.c).
+ */
+static const struct {
+	unsigned int key;
+	uint32_t lo, hi;
+} rxe_ranges[] = {
+	{ RT_DCQCN_MIN_TIME_BETWEEN_CNPS_US, 0, 1000000 },
+	{ RT_DCQCN_RATE_REDUCE_MONITOR_PERIOD_US, 0, 1000000 },
+	{ RT_DCQCN_MIN_RATE_MBPS, 12, 1000000 },
+	{ RT_DCQCN_MAX_RATE_MBPS, 12, 1000000 },
+	{ RT_DCQCN_AI_RATE_MBPS, 0, 1000000 },
+	{ RT_DCQCN_HAI_RATE_MBPS, 0, 1000000 },
+	{ RT_DCQCN_TIME_RESET_US, 0, 1000000 },
+	{ RT_DCQCN_BYTE_RESET_BYTES, 0, UINT32_MAX },
+	{ RT_DCQCN_THRESHOLD, 1, 31 },
+	{ RT_DCQCN_INITIAL_ALPHA, 0, 1023 },
+	{ RT_DCQCN_G, 0, 1023 },
+	{ RT_DCQCN_DCE_TCP_RTT_US, 1, 1000000 },
+	{ RT_DCQCN_ENABLE, 0, 1 },
+};
+
+static void rxe_mapping_and_ranges(void **state)
+{
+	static const unsigned int none[] = {
+		RT_DCQCN_CNP_DSCP, RT_DCQCN_CNP_PRIORITY, RT_DCQCN_GD,
+		RT_DCQCN_MIN_DECREASE_FACTOR_PERCENT,
+		RT_DCQCN_RATE_ON_FIRST_CNP_MBPS, RT_DCQCN_CLAMP_TARGET_RATE,
+		RT_DCQCN_CLAMP_TARGET_RATE_AFTER_TIME_INC,
+	};
+	char msg[256];
+	size_t i;
+
+	(void)state;
+	/* Every key is either mapped or has no equivalent: none forgotten. */
+	assert_int_equal(sizeof(none) / sizeof(none[0]) +
+			 sizeof(rxe_ranges) / sizeof(rxe_ranges[0]),
+			 RT_DCQCN_NUM);
+	for (i = 0; i < sizeof(none) / sizeof(none[0]); i++) {
+		assert_null(rt_rxe_param(none[i]));
+		assert_int_equal(rt_rxe_check(none[i], 0, "rxe0", msg,
+					      sizeof(msg)), -EINVAL);
+		assert_non_null(strstr(msg, "rxe (rocetune.ko)"));
+	}
+	for (i = 0; i < sizeof(rxe_ranges) / sizeof(rxe_ranges[0]); i++) {
+		unsigned int k = rxe_ranges[i].key;
+		uint32_t lo = rxe_ranges[i].lo, hi = rxe_ranges[i].hi;
+		char val[16];
+
+		assert_non_null(rt_rxe_param(k));
+		assert_int_equal(rt_rxe_check(k, lo, "rxe0", msg,
+					      sizeof(msg)), 0);
+		assert_int_equal(rt_rxe_check(k, hi, "rxe0", msg,
+					      sizeof(msg)), 0);
+		if (lo > 0) {
+			assert_int_equal(rt_rxe_check(k, lo - 1, "rxe7", msg,
+						      sizeof(msg)), -EINVAL);
+			snprintf(val, sizeof(val), "%u", lo - 1);
+			assert_non_null(strstr(msg, val));
+			assert_non_null(strstr(msg, "rxe7"));
+		}
+		if (hi < UINT32_MAX) {
+			assert_int_equal(rt_rxe_check(k, hi + 1, "rxe7", msg,
+						      sizeof(msg)), -EINVAL);
+			snprintf(val, sizeof(val), "%u", hi + 1);
+			assert_non_null(strstr(msg, val));
+			assert_non_null(strstr(msg, "rxe7"));
+		}
+	}
+	/* MaxRateMbps=0 is the line rate elsewhere: said so. */
+	assert_int_equal(rt_rxe_check(RT_DCQCN_MAX_RATE_MBPS, 0, "rxe0", msg,
+				      sizeof(msg)), -EINVAL);
+	assert_non_null(strstr(msg, "line rate"));
+}
+
+/* A model rxe: every parameter of rocetune.ko, NP/RP/accounting off. */
+static void rxe_fixture(struct fixture *f)
+{
+	struct rt_setting *s;
+	size_t i;
+
+	memset(&f->m.st, 0, sizeof(f->m.st));
+	f->m.rxe = true;
+	for (i = 0; i < sizeof(rxe_ranges) / sizeof(rxe_ranges[0]); i++) {
+		s = rt_state_add(&f->m.st, RT_SK_CC, rxe_ranges[i].key);
+		s->n = rxe_ranges[i].key == RT_DCQCN_ENABLE ? 3 : 1;
+		s->v[0] = rxe_ranges[i].lo ? rxe_ranges[i].lo : 5;
+		if (rxe_ranges[i].key == RT_DCQCN_ENABLE)
+			s->v[0] = 0;
+	}
+	s = (struct rt_setting *)model_get(&f->m, RT_SK_CC,
+					   RT_DCQCN_MAX_RATE_MBPS);
+	s->v[0] = 100;
+	f->orig = f->m;
+	f->nic.cc = RT_CC_RXE;
+	strcpy(f->nic.id.rdma_dev, "rxe0");
+	profile_init(&f->p);
+	memset(f->p.line, 0, sizeof(f->p.line));
+}
+
+static void rxe_set(struct fixture *f, unsigned int key, uint32_t v,
+		    unsigned int line)
+{
+	f->p.line[RT_PK_DCQCN + key] = line;
+	f->p.dcqcn[key] = v;
+}
+
+static void rxe_unsupported_and_out_of_range(void **state)
+{
+	struct fixture *f = fixture_new();
+
+	(void)state;
+	rxe_fixture(f);
+	rxe_set(f, RT_DCQCN_AI_RATE_MBPS, 7, 3);
+	rxe_set(f, RT_DCQCN_CNP_DSCP, 48, 4);
+	rxe_set(f, RT_DCQCN_MIN_RATE_MBPS, 5, 5);
+	rxe_set(f, RT_DCQCN_GD, 3, 6);
+	assert_int_equal(rt_apply_nic(&model_ops, &f->m, &f->nic, &f->p, false,
+				      &f->res), -1);
+	assert_int_equal(f->res.result, RT_RES_INVALID);
+	assert_int_equal(f->m.writes, 0);
+	assert_int_equal(f->res.diag.n, 3);
+	assert_non_null(strstr(f->res.diag.msg[0],
+			       "test.conf:4: [DCQCN] CNPDSCP: rxe (rocetune.ko) has no equivalent"));
+	assert_non_null(strstr(f->res.diag.msg[1],
+			       "test.conf:5: [DCQCN] MinRateMbps: 5 is out of range for rxe0"));
+	assert_non_null(strstr(f->res.diag.msg[1], "12..1000000 Mb/s"));
+	assert_non_null(strstr(f->res.diag.msg[2], "[DCQCN] GD: rxe (rocetune.ko)"));
+	assert_true(model_same(&f->m, &f->orig));
+	fixture_free(f);
+}
+
+/* A minimum above the maximum the apply leaves: refused before writing. */
+static void rxe_min_above_max(void **state)
+{
+	struct fixture *f = fixture_new();
+
+	(void)state;
+	rxe_fixture(f);		/* max 100 */
+	rxe_set(f, RT_DCQCN_MIN_RATE_MBPS, 500, 7);
+	assert_int_equal(rt_apply_nic(&model_ops, &f->m, &f->nic, &f->p, false,
+				      &f->res), -1);
+	assert_int_equal(f->res.result, RT_RES_INVALID);
+	assert_int_equal(f->m.writes, 0);
+	assert_non_null(strstr(f->res.diag.msg[0],
+			       "[DCQCN] MinRateMbps: rxe0 would get a minimum rate of 500 Mb/s above its maximum of 100 Mb/s"));
+	fixture_free(f);
+}
+
+static void rxe_profile(struct fixture *f)
+{
+	rxe_fixture(f);		/* min 12, max 100, all off */
+	rxe_set(f, RT_DCQCN_ENABLE, 1, 3);
+	rxe_set(f, RT_DCQCN_MIN_RATE_MBPS, 500, 4);
+	rxe_set(f, RT_DCQCN_MAX_RATE_MBPS, 1000, 5);
+	rxe_set(f, RT_DCQCN_AI_RATE_MBPS, 7, 6);
+	rxe_set(f, RT_DCQCN_DCE_TCP_RTT_US, 60, 7);
+}
+
+/*
+ * Enable= turns accounting, NP and RP on, last; the rates move so that
+ * the minimum never exceeds the maximum, on apply and on every restore.
+ */
+static void rxe_apply_order_and_rollback(void **state)
+{
+	const struct rt_setting *en;
+	unsigned int k;
+	struct fixture *f = fixture_new();
+
+	(void)state;
+	rxe_profile(f);
+	assert_int_equal(rt_apply_nic(&model_ops, &f->m, &f->nic, &f->p, false,
+				      &f->res), 0);
+	assert_int_equal(f->res.result, RT_RES_APPLIED);
+	assert_int_equal(f->m.writes, 5);
+	assert_int_equal(f->m.rxe_refused, 0);
+	en = model_get(&f->m, RT_SK_CC, RT_DCQCN_ENABLE);
+	assert_int_equal(en->n, 3);
+	assert_true(en->v[0] && en->v[1] && en->v[2]);
+	assert_int_equal(model_get(&f->m, RT_SK_CC,
+				   RT_DCQCN_MIN_RATE_MBPS)->v[0], 500);
+	assert_int_equal(model_get(&f->m, RT_SK_CC,
+				   RT_DCQCN_DCE_TCP_RTT_US)->v[0], 60);
+	fixture_free(f);
+
+	for (k = 1; k <= 5; k++) {
+		f = fixture_new();
+		rxe_profile(f);
+		f->m.fail_at = k;
+		assert_int_equal(rt_apply_nic(&model_ops, &f->m, &f->nic,
+					      &f->p, false, &f->res), -1);
+		assert_int_equal(f->res.result, RT_RES_ROLLED_BACK);
+		assert_int_equal(f->m.rxe_refused, 0);
+		assert_true(model_same(&f->m, &f->orig));
+		fixture_free(f);
+	}
+	/* Enable was the last write: a failure there undoes all four. */
+	f = fixture_new();
+	rxe_profile(f);
+	f->m.fail_at = 5;
+	rt_apply_nic(&model_ops, &f->m, &f->nic, &f->p, false, &f->res);
+	assert_non_null(strstr(f->res.error, "dcqcn Enable"));
+	assert_int_equal(f->res.restore_writes, 4);
+	fixture_free(f);
+}
+
+/* Enable=no: NP and RP off, the accounting as it was. */
+static void rxe_disable_keeps_accounting(void **state)
+{
+	struct rt_setting *en;
+	struct fixture *f = fixture_new();
+
+	(void)state;
+	rxe_fixture(f);
+	en = (struct rt_setting *)model_get(&f->m, RT_SK_CC, RT_DCQCN_ENABLE);
+	en->v[0] = en->v[1] = en->v[2] = 1;
+	rxe_set(f, RT_DCQCN_ENABLE, 0, 3);
+	assert_int_equal(rt_apply_nic(&model_ops, &f->m, &f->nic, &f->p, false,
+				      &f->res), 0);
+	en = (struct rt_setting *)model_get(&f->m, RT_SK_CC, RT_DCQCN_ENABLE);
+	assert_int_equal(en->v[0], 1);
+	assert_int_equal(en->v[1], 0);
+	assert_int_equal(en->v[2], 0);
+	fixture_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -509,6 +756,11 @@ int main(void)
 		cmocka_unit_test(nic_without_maxrate_is_invalid),
 		cmocka_unit_test(vendor_width_and_missing_key),
 		cmocka_unit_test(ets_sum_checked_on_the_merged_state),
+		cmocka_unit_test(rxe_mapping_and_ranges),
+		cmocka_unit_test(rxe_unsupported_and_out_of_range),
+		cmocka_unit_test(rxe_min_above_max),
+		cmocka_unit_test(rxe_apply_order_and_rollback),
+		cmocka_unit_test(rxe_disable_keeps_accounting),
 	};
 
 	return cmocka_run_group_tests_name("apply", tests, setup_rundir,

@@ -464,7 +464,8 @@ RXE_KEYS="qp_acct qp_np_enable qp_rp_enable qp_np_min_cnp_gap_us
 	qp_rp_min_rate_mbps qp_rp_max_rate_mbps qp_rp_ai_rate_mbps
 	qp_rp_hai_rate_mbps qp_rp_time_reset_us qp_rp_byte_reset_bytes
 	qp_rp_threshold qp_rp_initial_alpha qp_rp_g qp_rp_alpha_period_us
-	qp_rp_rrmp_us"
+	qp_rp_rrmp_us qp_rp_rate_first_cnp_mbps qp_rp_gd qp_rp_min_dec_fac_pct
+	qp_rp_clamp_tgt qp_rp_clamp_tgt_ati"
 
 rxe_state() {
 	local k filter=
@@ -490,11 +491,14 @@ rt_ynl.Client().do("qp-set", {
     "qp-rp-ai-rate-mbps": 5, "qp-rp-hai-rate-mbps": 50,
     "qp-rp-time-reset-us": 300, "qp-rp-byte-reset-bytes": 1000000,
     "qp-rp-threshold": 5, "qp-rp-initial-alpha": 1023, "qp-rp-g": 4,
-    "qp-rp-alpha-period-us": 55, "qp-rp-rrmp-us": 4})
+    "qp-rp-alpha-period-us": 55, "qp-rp-rrmp-us": 4,
+    "qp-rp-rate-first-cnp-mbps": 0, "qp-rp-gd": 11,
+    "qp-rp-min-dec-fac-pct": 50, "qp-rp-clamp-tgt": 1,
+    "qp-rp-clamp-tgt-ati": 1})
 PY
 }
 
-RXE_BASELINE="1 0 0 4 12 100 5 50 300 1000000 5 1023 4 55 4"
+RXE_BASELINE="1 0 0 4 12 100 5 50 300 1000000 5 1023 4 55 4 0 11 50 1 1"
 
 rxe_setup() {
 	rt_wire_up || return 1
@@ -561,12 +565,17 @@ Threshold=3
 InitialAlpha=512
 G=16
 DceTcpRttUs=200
-RateReduceMonitorPeriodUs=50"
+RateReduceMonitorPeriodUs=50
+RateOnFirstCNPMbps=100
+GD=12
+MinDecreaseFactorPercent=60
+ClampTargetRate=no
+ClampTargetRateAfterTimeInc=no"
 	out=$("$RT_CLI" -j profile apply dev "$RT_NETDEV0")
 	check_err $? "apply failed: $out"
 	expect "result" "$(jq -r '.[0].result' <<< "$out")" applied
-	expect "writes" "$(jq -r '.[0].writes' <<< "$out")" 13
-	want="1 1 1 16 40 400 7 70 2000 300000 3 512 16 200 50"
+	expect "writes" "$(jq -r '.[0].writes' <<< "$out")" 18
+	want="1 1 1 16 40 400 7 70 2000 300000 3 512 16 200 50 100 12 60 0 0"
 	expect "module state (YNL)" "$(rxe_state)" "$want"
 	# The CLI's own view agrees.
 	out=$("$RT_CLI" -j qp stats dev "$RT_RXE0")
@@ -584,7 +593,7 @@ RateReduceMonitorPeriodUs=50"
 		"$(jq -r '[.[0].changes[].setting] | sort | join(",")' <<< "$out")" \
 		"dcqcn Enable,dcqcn G"
 	expect "state after the dry run" "$(rxe_state)" \
-		"1 1 0 16 40 400 7 70 2000 300000 3 512 20 200 50"
+		"1 1 0 16 40 400 7 70 2000 300000 3 512 20 200 50 100 12 60 0 0"
 	out=$("$RT_CLI" profile diff dev "$RT_NETDEV0")
 	grep -q "dcqcn G" <<< "$out" && grep -q "rp off" <<< "$out"
 	check_err $? "diff does not show the drift: $out"
@@ -596,7 +605,7 @@ RateReduceMonitorPeriodUs=50"
 	out=$("$RT_CLI" -j profile apply dev "$RT_NETDEV0")
 	check_err $? "Enable=no failed: $out"
 	expect "after Enable=no" "$(rxe_state)" \
-		"1 0 0 16 40 400 7 70 2000 300000 3 512 16 200 50"
+		"1 0 0 16 40 400 7 70 2000 300000 3 512 16 200 50 100 12 60 0 0"
 	rxe_teardown
 	log_test "rxe: every mapped [DCQCN] key applied through rocetune.ko, read back by YNL; re-apply, dry run, diff, Enable=no"
 }
@@ -607,9 +616,7 @@ rxe_refused_before_writing() {
 	RET=0
 	rxe_setup
 	check_err $? "rxe setup failed"
-	for key in CNPDSCP=48 CNPPriority=6 GD=7 MinDecreaseFactorPercent=50 \
-		RateOnFirstCNPMbps=100 ClampTargetRate=yes \
-		ClampTargetRateAfterTimeInc=no; do
+	for key in CNPDSCP=48 CNPPriority=6; do
 		write_rxe_profile "AIRateMbps=9
 $key"
 		out=$("$RT_CLI" -j profile apply dev "$RT_NETDEV0")
@@ -623,6 +630,7 @@ $key"
 		"TimeResetUs=1000001:1000001 is out of range for $RT_RXE0" \
 		"DceTcpRttUs=1000000:" \
 		"MinTimeBetweenCNPsUs=2000000:2000000 is out of range for $RT_RXE0" \
+		"RateOnFirstCNPMbps=1000001:1000001 is out of range for $RT_RXE0" \
 		"MinRateMbps=500:$RT_RXE0 would get a minimum rate of 500 Mb/s above its maximum of 100 Mb/s"; do
 		[ -n "${key#*:}" ] || continue	# in range for the module
 		write_rxe_profile "AIRateMbps=9
@@ -682,7 +690,7 @@ MinRateMbps=90"
 	check_err $? "no extack in the error: $out"
 	# As read before the apply, but for the maximum changed behind its back.
 	expect "module state after the rollback" "$(rxe_state)" \
-		"1 0 0 4 12 50 5 50 300 1000000 5 1023 4 55 4"
+		"1 0 0 4 12 50 5 50 300 1000000 5 1023 4 55 4 0 11 50 1 1"
 	rxe_teardown
 	log_test "rxe: a QP_SET refused mid-apply: extack reported, rolled back to the values read before"
 }

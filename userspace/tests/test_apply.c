@@ -535,16 +535,18 @@ static const struct {
 	{ RT_DCQCN_INITIAL_ALPHA, 0, 1023 },
 	{ RT_DCQCN_G, 0, 1023 },
 	{ RT_DCQCN_DCE_TCP_RTT_US, 1, 1000000 },
+	{ RT_DCQCN_GD, 0, 15 },
+	{ RT_DCQCN_MIN_DECREASE_FACTOR_PERCENT, 0, 100 },
+	{ RT_DCQCN_RATE_ON_FIRST_CNP_MBPS, 0, 1000000 },
+	{ RT_DCQCN_CLAMP_TARGET_RATE, 0, 1 },
+	{ RT_DCQCN_CLAMP_TARGET_RATE_AFTER_TIME_INC, 0, 1 },
 	{ RT_DCQCN_ENABLE, 0, 1 },
 };
 
 static void rxe_mapping_and_ranges(void **state)
 {
 	static const unsigned int none[] = {
-		RT_DCQCN_CNP_DSCP, RT_DCQCN_CNP_PRIORITY, RT_DCQCN_GD,
-		RT_DCQCN_MIN_DECREASE_FACTOR_PERCENT,
-		RT_DCQCN_RATE_ON_FIRST_CNP_MBPS, RT_DCQCN_CLAMP_TARGET_RATE,
-		RT_DCQCN_CLAMP_TARGET_RATE_AFTER_TIME_INC,
+		RT_DCQCN_CNP_DSCP, RT_DCQCN_CNP_PRIORITY,
 	};
 	char msg[256];
 	size_t i;
@@ -602,7 +604,8 @@ static void rxe_fixture(struct fixture *f)
 	for (i = 0; i < sizeof(rxe_ranges) / sizeof(rxe_ranges[0]); i++) {
 		s = rt_state_add(&f->m.st, RT_SK_CC, rxe_ranges[i].key);
 		s->n = rxe_ranges[i].key == RT_DCQCN_ENABLE ? 3 : 1;
-		s->v[0] = rxe_ranges[i].lo ? rxe_ranges[i].lo : 5;
+		s->v[0] = rxe_ranges[i].lo ? rxe_ranges[i].lo :
+			  rxe_ranges[i].hi < 5 ? rxe_ranges[i].hi : 5;
 		if (rxe_ranges[i].key == RT_DCQCN_ENABLE)
 			s->v[0] = 0;
 	}
@@ -632,7 +635,7 @@ static void rxe_unsupported_and_out_of_range(void **state)
 	rxe_set(f, RT_DCQCN_AI_RATE_MBPS, 7, 3);
 	rxe_set(f, RT_DCQCN_CNP_DSCP, 48, 4);
 	rxe_set(f, RT_DCQCN_MIN_RATE_MBPS, 5, 5);
-	rxe_set(f, RT_DCQCN_GD, 3, 6);
+	rxe_set(f, RT_DCQCN_CNP_PRIORITY, 3, 6);
 	assert_int_equal(rt_apply_nic(&model_ops, &f->m, &f->nic, &f->p, false,
 				      &f->res), -1);
 	assert_int_equal(f->res.result, RT_RES_INVALID);
@@ -641,9 +644,10 @@ static void rxe_unsupported_and_out_of_range(void **state)
 	assert_non_null(strstr(f->res.diag.msg[0],
 			       "test.conf:4: [DCQCN] CNPDSCP: rxe (rocetune.ko) has no equivalent"));
 	assert_non_null(strstr(f->res.diag.msg[1],
+			       "test.conf:6: [DCQCN] CNPPriority: rxe (rocetune.ko)"));
+	assert_non_null(strstr(f->res.diag.msg[2],
 			       "test.conf:5: [DCQCN] MinRateMbps: 5 is out of range for rxe0"));
-	assert_non_null(strstr(f->res.diag.msg[1], "12..1000000 Mb/s"));
-	assert_non_null(strstr(f->res.diag.msg[2], "[DCQCN] GD: rxe (rocetune.ko)"));
+	assert_non_null(strstr(f->res.diag.msg[2], "12..1000000 Mb/s"));
 	assert_true(model_same(&f->m, &f->orig));
 	fixture_free(f);
 }

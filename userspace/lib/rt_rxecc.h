@@ -24,14 +24,6 @@
 
 #include "rt_setting.h"
 
-/* The rxe Enable= setting: v[] indices, n = RT_RXE_EN_N. */
-enum {
-	RT_RXE_EN_ACCT,		/* ROCETUNE_A_QP_ACCT */
-	RT_RXE_EN_NP,		/* ROCETUNE_A_QP_NP_ENABLE */
-	RT_RXE_EN_RP,		/* ROCETUNE_A_QP_RP_ENABLE */
-	RT_RXE_EN_N,
-};
-
 /* One [DCQCN] key of rocetune.ko: its QP_SET attribute and range. */
 struct rt_rxe_param {
 	unsigned int key;	/* enum rt_dcqcn_param */

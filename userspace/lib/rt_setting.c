@@ -10,7 +10,6 @@
 
 #include "rt_util.h"
 #include "rt_setting.h"
-#include "rt_rxecc.h"
 
 /*
  * The PFC storm timeout "auto" is a fixed timeout in the driver (mlx5:

@@ -31,12 +31,23 @@ enum rt_set_kind {
 	RT_SK_APPTRUST,		/* v[0..n-1] selectors, most trusted first */
 	RT_SK_PFC_STORM,	/* v[0] ms, 0 off, 0xffff auto */
 	RT_SK_CC,		/* key rt_dcqcn_param or RT_CC_KEY_*; v[0]
-				 * (rxe Enable: v[0..2], rt_rxecc.h) */
+				 * (rxe Enable: v[RT_RXE_EN_N]) */
 };
 
 /* Vendor parameters that are no profile key but must be restored. */
 #define RT_CC_KEY_CNP_PRIO_MODE	(RT_DCQCN_NUM + 0)	/* mlx5 np_cnp_prio_mode */
 #define RT_CC_KEY_MAX		(RT_DCQCN_NUM + 1)
+
+/*
+ * Software RoCE's Enable= setting (rt_rxecc.c) holds three switches of
+ * rocetune.ko: v[] indices, n = RT_RXE_EN_N.
+ */
+enum {
+	RT_RXE_EN_ACCT,		/* ROCETUNE_A_QP_ACCT */
+	RT_RXE_EN_NP,		/* ROCETUNE_A_QP_NP_ENABLE */
+	RT_RXE_EN_RP,		/* ROCETUNE_A_QP_RP_ENABLE */
+	RT_RXE_EN_N,
+};
 
 struct rt_setting {
 	enum rt_set_kind kind;

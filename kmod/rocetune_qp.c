@@ -687,7 +687,7 @@ void rt_qp_kill(u32 dev, u32 qpn)
  * as the entry starts to count: a retransmission that follows is one.  It
  * is read again once the entry counts, for a packet that @from counted in
  * between; one retransmission sent in those few instructions may count as
- * new.  So does its outstanding round-trip probe (rt_rtt_carry()).
+ * new.
  *
  * Context: process context, rcu_read_lock() held (@from stays), and
  * rt_qpdev_mutex held (the verification work, which visits the accounting
@@ -730,10 +730,8 @@ void rt_qp_connected(struct rt_qpdev *qd, struct ib_qp *ibqp, u32 rqpn,
 	if (!rhashtable_insert_fast(&rt_qp_tx_ht, &qp->tx_node,
 				    rt_qp_tx_params))
 		qp->tx_linked = true;
-	if (from) {
+	if (from)
 		rt_qp_psn_advance(qp, atomic64_read(&from->tx.psn));
-		rt_rtt_carry(qp, from);
-	}
 	rt_qp_touch(qp);
 	spin_unlock_bh(&rt_qp_lock);
 out:

@@ -77,6 +77,7 @@ static void rt_qptrack_learn(struct rt_qptrack_run *r, struct ib_qp *ibqp,
 			     bool meta, bool dest)
 {
 	struct ib_qp_attr *attr = &r->attr;
+	struct rt_qp *from, *qp;
 	const u8 *daddr = NULL;
 
 	if (meta)
@@ -91,8 +92,12 @@ static void rt_qptrack_learn(struct rt_qptrack_run *r, struct ib_qp *ibqp,
 	if (rdma_ah_get_ah_flags(&attr->ah_attr) & IB_AH_GRH)
 		daddr = rdma_ah_read_grh(&attr->ah_attr)->dgid.raw;
 	rcu_read_lock();
-	rt_qp_connected(r->qd, ibqp, attr->dest_qp_num, daddr,
-			rt_qppend_find_tx(r->qd, attr->dest_qp_num, daddr));
+	from = rt_qppend_find_tx(r->qd, attr->dest_qp_num, daddr);
+	rt_qp_connected(r->qd, ibqp, attr->dest_qp_num, daddr, from);
+	/* Its round-trip probe follows the QP's sent packets. */
+	qp = from ? rt_qp_lookup(r->qd->index, ibqp->qp_num) : NULL;
+	if (qp)
+		rt_rtt_carry(qp, from);
 	rcu_read_unlock();
 }
 

@@ -21,9 +21,14 @@
 # Utilisation is the sum of the flows' rates over the bottleneck's rate.
 import argparse
 import json
+import os
 import statistics
 import struct
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "selftests"))
+import rt_pcap  # noqa: E402
 
 ETH = 14
 OP_CNP = 0x81
@@ -31,23 +36,7 @@ OP_CNP = 0x81
 
 def frames(path):
     """(time in s, IP header and what follows) of each IPv4 frame."""
-    out = []
-    with open(path, "rb") as f:
-        hdr = f.read(24)
-        if len(hdr) < 24:
-            raise RuntimeError(f"{path}: no pcap header")
-        magic = struct.unpack("<I", hdr[:4])[0]
-        e = "<" if magic in (0xa1b2c3d4, 0xa1b23c4d) else ">"
-        magic = struct.unpack(e + "I", hdr[:4])[0]
-        div = 1e9 if magic == 0xa1b23c4d else 1e6
-        while True:
-            rh = f.read(16)
-            if len(rh) < 16:
-                return out
-            sec, frac, incl, _ = struct.unpack(e + "IIII", rh)
-            fr = f.read(incl)
-            if fr[12:14] == b"\x08\x00":
-                out.append((sec + frac / div, fr[ETH:]))
+    return [(ns / 1e9, ip) for ns, ip, _ in rt_pcap.frames(path) if ip]
 
 
 def roce(ip):

@@ -55,6 +55,7 @@ import sys
 import zlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import rt_pcap  # noqa: E402
 import rt_qp  # noqa: E402  (tshark, through the relay in the VM)
 
 OP_CNP = 0x81
@@ -66,26 +67,7 @@ CAUSE_MAX_US = 100000
 
 def frames(path):
     """Each frame of a pcap (Ethernet) as (time in µs, IP bytes, whole)."""
-    out = []
-    with open(path, "rb") as f:
-        hdr = f.read(24)
-        magic = struct.unpack("<I", hdr[:4])[0]
-        if magic in (0xa1b2c3d4, 0xa1b23c4d):
-            e = "<"
-        else:
-            e, magic = ">", struct.unpack(">I", hdr[:4])[0]
-        nano = magic == 0xa1b23c4d
-        if struct.unpack(e + "I", hdr[20:24])[0] != 1:
-            raise RuntimeError(f"{path}: not an Ethernet capture")
-        while True:
-            rh = f.read(16)
-            if len(rh) < 16:
-                return out
-            sec, frac, incl, orig = struct.unpack(e + "IIII", rh)
-            frame = f.read(incl)
-            us = sec * 1000000 + (frac // 1000 if nano else frac)
-            ip = frame[14:] if frame[12:14] == b"\x08\x00" else b""
-            out.append((us, ip, incl == orig))
+    return [(ns // 1000, ip, whole) for ns, ip, whole in rt_pcap.frames(path)]
 
 
 def icrc(ip):

@@ -41,34 +41,18 @@ import argparse
 import json
 import os
 import socket
-import struct
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import rt_pcap  # noqa: E402
 import rt_qp  # noqa: E402
 
 WIN = 64
 
 
 def stamps(path):
-    """Each frame's time of a nanosecond pcap, ns, by frame number."""
-    out = {}
-    with open(path, "rb") as f:
-        hdr = f.read(24)
-        magic = struct.unpack("<I", hdr[:4])[0]
-        e = "<" if magic in (0xa1b2c3d4, 0xa1b23c4d) else ">"
-        magic = struct.unpack(e + "I", hdr[:4])[0]
-        if magic != 0xa1b23c4d:
-            raise RuntimeError(f"{path}: not a nanosecond capture")
-        n = 0
-        while True:
-            rh = f.read(16)
-            if len(rh) < 16:
-                return out
-            sec, ns, incl, _ = struct.unpack(e + "IIII", rh)
-            f.read(incl)
-            n += 1
-            out[n] = sec * 1000000000 + ns
+    """Each frame's time, ns, by frame number (as tshark numbers them)."""
+    return {n: t for n, (t, _, _) in enumerate(rt_pcap.frames(path), 1)}
 
 
 def is_request(op):

@@ -44,7 +44,6 @@
 #define RT_CNP_ICRC_LEN		4
 #define RT_CNP_IP_LEN		(sizeof(struct iphdr) + RT_UDP_HLEN + \
 				 RT_BTH_LEN + RT_CNP_RESV_LEN + RT_CNP_ICRC_LEN)
-#define RT_CNP_TOS		0xc0	/* DSCP 48, not ECN-capable */
 #define RT_CNP_TTL		64
 #define RT_BTH_BECN		0x40	/* in the BTH's fifth byte */
 /* The ICRC's CRC starts from this value (that of 8 bytes of 0xff). */
@@ -85,6 +84,7 @@ static __le32 rt_np_icrc(const u8 *b, unsigned int len)
  * rt_np_send - send one CNP
  * @net: the network namespace of the data packet (rxe: init_net)
  * @in: the netdev the data packet came in on; the CNP leaves through it
+ * @qd: the device, for the CNP's DSCP and priority
  * @pkt: the data packet
  * @rqpn: the sending QP, the CNP's destination QP
  *
@@ -93,7 +93,8 @@ static __le32 rt_np_icrc(const u8 *b, unsigned int len)
  * NET_XMIT_ code.
  */
 static int rt_np_send(struct net *net, const struct net_device *in,
-		      const struct rt_pkt *pkt, u32 rqpn)
+		      const struct rt_qpdev *qd, const struct rt_pkt *pkt,
+		      u32 rqpn)
 {
 	struct flowi4 fl4 = {};
 	struct sk_buff *skb;
@@ -128,11 +129,13 @@ static int rt_np_send(struct net *net, const struct net_device *in,
 	skb_set_transport_header(skb, sizeof(*iph));
 	skb->protocol = htons(ETH_P_IP);
 	skb->ip_summed = CHECKSUM_NONE;
+	skb->priority = READ_ONCE(qd->np_cnp_prio);
 
 	iph = ip_hdr(skb);
 	iph->version = 4;
 	iph->ihl = sizeof(*iph) / 4;
-	iph->tos = RT_CNP_TOS;
+	/* Not ECN-capable. */
+	iph->tos = READ_ONCE(qd->np_cnp_dscp) << 2;
 	iph->tot_len = htons(RT_CNP_IP_LEN);
 	iph->id = 0;			/* DF set: no fragments to tell apart */
 	iph->frag_off = htons(IP_DF);
@@ -218,7 +221,7 @@ void rt_np_rx(struct net *net, const struct net_device *in,
 		atomic64_inc(&qd->np_ce_coalesced);
 		return;
 	}
-	if (rt_np_send(net, in, pkt, rqpn))
+	if (rt_np_send(net, in, qd, pkt, rqpn))
 		atomic64_inc(&qd->np_cnp_failed);
 	else
 		atomic64_inc(&qd->np_cnp_sent);

@@ -439,6 +439,9 @@ struct rt_qppend {
  */
 #define RT_NP_GAP_US_DEFAULT	4
 #define RT_NP_GAP_US_MAX	1000000
+/* NVIDIA's CNP DSCP 48 and priority 6 (field notes, unverified). */
+#define RT_NP_CNP_DSCP_DEFAULT	48
+#define RT_NP_CNP_PRIO_DEFAULT	6
 
 /* Bounds of TABLE_MAX (entries, about 600 bytes each) and of TOP_K. */
 #define RT_QP_TABLE_LIMIT	1048576
@@ -465,6 +468,9 @@ struct rt_qppend {
  *	only while @acct
  * @np_gap_us: the notification point's shortest time between two CNPs of
  *	one QP, in µs
+ * @np_cnp_dscp: the DSCP of its CNPs
+ * @np_cnp_prio: their priority (skb->priority: the qdisc band, a VLAN's
+ *	PCP through its egress map)
  * @np_cnp_sent: CNPs the notification point handed to the IP stack
  * @np_cnp_failed: CNPs it could not send (no route, no memory, dropped
  *	on the way out)
@@ -504,6 +510,8 @@ struct rt_qpdev {
 	atomic64_t unattr_tx;
 	bool np;
 	u32 np_gap_us;
+	u32 np_cnp_dscp;
+	u32 np_cnp_prio;
 	atomic64_t np_cnp_sent;
 	atomic64_t np_cnp_failed;
 	atomic64_t np_ce_coalesced;
@@ -538,7 +546,7 @@ static inline void rt_qp_seq_bump(unsigned int *seq)
  */
 
 #define RT_QP_GET_MAXATTR	ROCETUNE_A_QP_TOP_SAMPLE
-#define RT_QP_SET_MAXATTR	ROCETUNE_A_QP_RP_CLAMP_TGT_ATI
+#define RT_QP_SET_MAXATTR	ROCETUNE_A_QP_NP_CNP_PRIO
 #define RT_QP_STATS_MAXATTR	ROCETUNE_A_DEV_NAME
 
 /* rocetune_qp_nl.c */

@@ -3,11 +3,12 @@
  * rocetune: QP_SET, the knobs of QP accounting.
  *
  * Accounting on and off per device (software RoCE devices only), the
- * device's notification point (rocetune_np.c) and its shortest time
- * between CNPs, its reaction point (rocetune_rp.c) and the reaction
- * point's parameters, the table's maximum, how long the entries of destroyed QPs
- * linger, and the period of the verification.  Host-wide state: the ops table gives it
- * GENL_ADMIN_PERM.  Everything is checked before anything changes.
+ * device's notification point (rocetune_np.c), its shortest time between
+ * CNPs and their DSCP and priority, its reaction point (rocetune_rp.c) and
+ * the reaction point's parameters, the table's maximum, how long the
+ * entries of destroyed QPs linger, and the period of the verification.
+ * Host-wide state: the ops table gives it GENL_ADMIN_PERM.  Everything is
+ * checked before anything changes.
  */
 
 #include <net/netlink.h>
@@ -95,6 +96,8 @@ const struct nla_policy rt_qp_set_policy[RT_QP_SET_MAXATTR + 1] = {
 	[ROCETUNE_A_QP_RP_MIN_DEC_FAC_PCT] = NLA_POLICY_MAX(NLA_U32, 100),
 	[ROCETUNE_A_QP_RP_CLAMP_TGT] = NLA_POLICY_MAX(NLA_U32, 1),
 	[ROCETUNE_A_QP_RP_CLAMP_TGT_ATI] = NLA_POLICY_MAX(NLA_U32, 1),
+	[ROCETUNE_A_QP_NP_CNP_DSCP] = NLA_POLICY_MAX(NLA_U32, 63),
+	[ROCETUNE_A_QP_NP_CNP_PRIO] = NLA_POLICY_MAX(NLA_U32, 7),
 };
 
 /* The reaction point's parameters, by attribute. */
@@ -233,6 +236,8 @@ int rt_qp_set_doit(struct sk_buff *skb, struct genl_info *info)
 	struct nlattr *a_verify = info->attrs[ROCETUNE_A_QP_VERIFY_MS];
 	struct nlattr *a_np = info->attrs[ROCETUNE_A_QP_NP_ENABLE];
 	struct nlattr *a_gap = info->attrs[ROCETUNE_A_QP_NP_MIN_CNP_GAP_US];
+	struct nlattr *a_dscp = info->attrs[ROCETUNE_A_QP_NP_CNP_DSCP];
+	struct nlattr *a_prio = info->attrs[ROCETUNE_A_QP_NP_CNP_PRIO];
 	struct nlattr *a_rp = info->attrs[ROCETUNE_A_QP_RP_ENABLE];
 	struct nlattr *a_rpp = rt_qp_set_rp_any(info);
 	struct rt_qpdev *qd = NULL;
@@ -241,19 +246,20 @@ int rt_qp_set_doit(struct sk_buff *skb, struct genl_info *info)
 	int err = 0;
 
 	if (!a_acct && !a_max && !a_linger && !a_verify && !a_np && !a_gap &&
-	    !a_rp && !a_rpp) {
+	    !a_dscp && !a_prio && !a_rp && !a_rpp) {
 		GENL_SET_ERR_MSG(info, "nothing to set");
 		return -EINVAL;
 	}
 	/* Everything is checked before anything changes. */
 	mutex_lock(&rt_qpdev_mutex);
-	if (a_acct || a_np || a_gap || a_rp || a_rpp) {
+	if (a_acct || a_np || a_gap || a_dscp || a_prio || a_rp || a_rpp) {
 		qd = rt_qpdev_nl_find(genl_info_net(info), info->attrs,
 				      info->extack);
 		if (IS_ERR_OR_NULL(qd)) {
 			if (!qd)
 				NL_SET_ERR_MSG_ATTR(info->extack,
 						    a_acct ?: a_np ?: a_gap ?:
+						    a_dscp ?: a_prio ?:
 						    a_rp ?: a_rpp,
 						    "a per-device setting needs a device index or name");
 			err = qd ? PTR_ERR(qd) : -EINVAL;
@@ -293,6 +299,10 @@ int rt_qp_set_doit(struct sk_buff *skb, struct genl_info *info)
 	}
 	if (a_gap)
 		WRITE_ONCE(qd->np_gap_us, nla_get_u32(a_gap));
+	if (a_dscp)
+		WRITE_ONCE(qd->np_cnp_dscp, nla_get_u32(a_dscp));
+	if (a_prio)
+		WRITE_ONCE(qd->np_cnp_prio, nla_get_u32(a_prio));
 	if (a_np)
 		WRITE_ONCE(qd->np, nla_get_u8(a_np));
 	/* Each parameter is read on its own by the hooks. */

@@ -93,6 +93,10 @@ static int rt_qp_stats_fill(struct sk_buff *skb, struct rt_qpdev *qd,
 	    nla_put_u8(skb, ROCETUNE_A_QP_NP_ENABLE, READ_ONCE(qd->np)) ||
 	    nla_put_u32(skb, ROCETUNE_A_QP_NP_MIN_CNP_GAP_US,
 			READ_ONCE(qd->np_gap_us)) ||
+	    nla_put_u32(skb, ROCETUNE_A_QP_NP_CNP_DSCP,
+			READ_ONCE(qd->np_cnp_dscp)) ||
+	    nla_put_u32(skb, ROCETUNE_A_QP_NP_CNP_PRIO,
+			READ_ONCE(qd->np_cnp_prio)) ||
 	    nla_put_u64_64bit(skb, ROCETUNE_A_QP_NP_CNP_SENT,
 			      atomic64_read(&qd->np_cnp_sent), ROCETUNE_A_PAD) ||
 	    nla_put_u64_64bit(skb, ROCETUNE_A_QP_NP_CNP_FAILED,

@@ -271,6 +271,8 @@ int rt_qp_dev_add(struct ib_device *ibdev)
 	atomic64_set(&qd->unattr_rx, 0);
 	atomic64_set(&qd->unattr_tx, 0);
 	qd->np_gap_us = RT_NP_GAP_US_DEFAULT;
+	qd->np_cnp_dscp = RT_NP_CNP_DSCP_DEFAULT;
+	qd->np_cnp_prio = RT_NP_CNP_PRIO_DEFAULT;
 	atomic64_set(&qd->np_cnp_sent, 0);
 	atomic64_set(&qd->np_cnp_failed, 0);
 	atomic64_set(&qd->np_ce_coalesced, 0);

@@ -8,6 +8,7 @@
  *	rocetune qp stats [ dev DEV ]
  *	rocetune qp set [ dev DEV [ accounting { on | off } ]
  *			  [ np { on | off } ] [ np-min-cnp-gap-us US ]
+ *			  [ np-cnp-dscp DSCP ] [ np-cnp-prio PRIO ]
  *			  [ rp { on | off } ] [ rp-PARAM N ... ] ]
  *			[ table-max N ] [ linger-ms MS ] [ verify-ms MS ]
  *
@@ -398,6 +399,12 @@ static void rt_qp_stats_np(struct rt_print *pr, struct nlattr **tb)
 	if (tb[ROCETUNE_A_QP_NP_MIN_CNP_GAP_US])
 		rt_print_kv_uint(pr, "np_min_cnp_gap_us",
 				 nla_get_u32(tb[ROCETUNE_A_QP_NP_MIN_CNP_GAP_US]));
+	if (tb[ROCETUNE_A_QP_NP_CNP_DSCP])
+		rt_print_kv_uint(pr, "np_cnp_dscp",
+				 nla_get_u32(tb[ROCETUNE_A_QP_NP_CNP_DSCP]));
+	if (tb[ROCETUNE_A_QP_NP_CNP_PRIO])
+		rt_print_kv_uint(pr, "np_cnp_prio",
+				 nla_get_u32(tb[ROCETUNE_A_QP_NP_CNP_PRIO]));
 	for (i = 0; i < sizeof(cnt) / sizeof(cnt[0]); i++)
 		if (tb[cnt[i].attr])
 			rt_print_kv_uint(pr, cnt[i].key,
@@ -405,36 +412,40 @@ static void rt_qp_stats_np(struct rt_print *pr, struct nlattr **tb)
 }
 
 /*
- * The reaction point's parameters: the "qp set" keyword, the JSON key of
- * "qp stats" and the attribute, in the [DCQCN] keys' units.
+ * The DCQCN parameters (of the reaction point, and the notification
+ * point's CNP class, @np): the "qp set" keyword, the JSON key of "qp
+ * stats" and the attribute, in the [DCQCN] keys' units.
  */
 static const struct {
 	int attr;
 	const char *kw;
 	const char *key;
+	bool np;
 } rt_qp_rp_params[] = {
-	{ ROCETUNE_A_QP_RP_MIN_RATE_MBPS, "rp-min-rate-mbps", "rp_min_rate_mbps" },
-	{ ROCETUNE_A_QP_RP_MAX_RATE_MBPS, "rp-max-rate-mbps", "rp_max_rate_mbps" },
-	{ ROCETUNE_A_QP_RP_AI_RATE_MBPS, "rp-ai-rate-mbps", "rp_ai_rate_mbps" },
-	{ ROCETUNE_A_QP_RP_HAI_RATE_MBPS, "rp-hai-rate-mbps", "rp_hai_rate_mbps" },
-	{ ROCETUNE_A_QP_RP_TIME_RESET_US, "rp-time-reset-us", "rp_time_reset_us" },
+	{ ROCETUNE_A_QP_RP_MIN_RATE_MBPS, "rp-min-rate-mbps", "rp_min_rate_mbps", false },
+	{ ROCETUNE_A_QP_RP_MAX_RATE_MBPS, "rp-max-rate-mbps", "rp_max_rate_mbps", false },
+	{ ROCETUNE_A_QP_RP_AI_RATE_MBPS, "rp-ai-rate-mbps", "rp_ai_rate_mbps", false },
+	{ ROCETUNE_A_QP_RP_HAI_RATE_MBPS, "rp-hai-rate-mbps", "rp_hai_rate_mbps", false },
+	{ ROCETUNE_A_QP_RP_TIME_RESET_US, "rp-time-reset-us", "rp_time_reset_us", false },
 	{ ROCETUNE_A_QP_RP_BYTE_RESET_BYTES, "rp-byte-reset-bytes",
-	  "rp_byte_reset_bytes" },
-	{ ROCETUNE_A_QP_RP_THRESHOLD, "rp-threshold", "rp_threshold" },
-	{ ROCETUNE_A_QP_RP_INITIAL_ALPHA, "rp-initial-alpha", "rp_initial_alpha" },
-	{ ROCETUNE_A_QP_RP_G, "rp-g", "rp_g" },
+	  "rp_byte_reset_bytes", false },
+	{ ROCETUNE_A_QP_RP_THRESHOLD, "rp-threshold", "rp_threshold", false },
+	{ ROCETUNE_A_QP_RP_INITIAL_ALPHA, "rp-initial-alpha", "rp_initial_alpha", false },
+	{ ROCETUNE_A_QP_RP_G, "rp-g", "rp_g", false },
 	{ ROCETUNE_A_QP_RP_ALPHA_PERIOD_US, "rp-alpha-period-us",
-	  "rp_alpha_period_us" },
+	  "rp_alpha_period_us", false },
 	{ ROCETUNE_A_QP_RP_RRMP_US, "rp-rate-reduce-period-us",
-	  "rp_rate_reduce_period_us" },
+	  "rp_rate_reduce_period_us", false },
 	{ ROCETUNE_A_QP_RP_RATE_FIRST_CNP_MBPS, "rp-rate-first-cnp-mbps",
-	  "rp_rate_first_cnp_mbps" },
-	{ ROCETUNE_A_QP_RP_GD, "rp-gd", "rp_gd" },
+	  "rp_rate_first_cnp_mbps", false },
+	{ ROCETUNE_A_QP_RP_GD, "rp-gd", "rp_gd", false },
 	{ ROCETUNE_A_QP_RP_MIN_DEC_FAC_PCT, "rp-min-dec-factor-pct",
-	  "rp_min_dec_factor_pct" },
-	{ ROCETUNE_A_QP_RP_CLAMP_TGT, "rp-clamp-target", "rp_clamp_target" },
+	  "rp_min_dec_factor_pct", false },
+	{ ROCETUNE_A_QP_RP_CLAMP_TGT, "rp-clamp-target", "rp_clamp_target", false },
 	{ ROCETUNE_A_QP_RP_CLAMP_TGT_ATI, "rp-clamp-target-ati",
-	  "rp_clamp_target_ati" },
+	  "rp_clamp_target_ati", false },
+	{ ROCETUNE_A_QP_NP_CNP_DSCP, "np-cnp-dscp", "np_cnp_dscp", true },
+	{ ROCETUNE_A_QP_NP_CNP_PRIO, "np-cnp-prio", "np_cnp_prio", true },
 };
 
 #define RT_QP_RP_NPARAMS	(sizeof(rt_qp_rp_params) / sizeof(rt_qp_rp_params[0]))
@@ -450,7 +461,7 @@ static void rt_qp_stats_rp(struct rt_print *pr, struct nlattr **tb)
 	rt_print_text(pr, "\n   ");
 	rt_print_kv_bool(pr, "rp", nla_get_u8(tb[ROCETUNE_A_QP_RP_ENABLE]));
 	for (i = 0; i < RT_QP_RP_NPARAMS; i++)
-		if (tb[rt_qp_rp_params[i].attr])
+		if (!rt_qp_rp_params[i].np && tb[rt_qp_rp_params[i].attr])
 			rt_print_kv_uint(pr, rt_qp_rp_params[i].key,
 					 nla_get_u32(tb[rt_qp_rp_params[i].attr]));
 }
@@ -576,6 +587,7 @@ static int rt_qp_set(struct rt_cli *cli)
 	bool has_linger = false, has_verify = false, has_gap = false;
 	uint32_t rpv[RT_QP_RP_NPARAMS];
 	bool has_rpv[RT_QP_RP_NPARAMS] = { false };
+	const char *first_kw = NULL;
 	bool has_rpp = false;
 	int acct = -1, np = -1, rp = -1, err = 0;
 	struct nl_msg *msg;
@@ -601,6 +613,8 @@ static int rt_qp_set(struct rt_cli *cli)
 			err = rt_arg_u32(cli, rt_qp_rp_params[i].kw, 0,
 					 UINT32_MAX, &rpv[i]);
 			has_rpv[i] = true;
+			if (!has_rpp)
+				first_kw = rt_qp_rp_params[i].kw;
 			has_rpp = true;
 		} else if (rt_arg_is(cli, "table-max")) {
 			rt_arg_next(cli);
@@ -625,7 +639,7 @@ static int rt_qp_set(struct rt_cli *cli)
 		rt_usage_error("\"%s\" needs \"dev DEV\"",
 			       acct >= 0 ? "accounting" :
 			       np >= 0 ? "np" : has_gap ? "np-min-cnp-gap-us" :
-			       rp >= 0 ? "rp" : "rp-...");
+			       rp >= 0 ? "rp" : first_kw);
 		err = RT_EXIT_USAGE;
 	}
 	if (!err && acct < 0 && np < 0 && !has_gap && !table_max &&
@@ -668,6 +682,7 @@ static int rt_qp_help(struct rt_cli *cli)
 	       "       rocetune qp stats [ dev DEV ]\n"
 	       "       rocetune qp set [ dev DEV [ accounting { on | off } ]\n"
 	       "                         [ np { on | off } ] [ np-min-cnp-gap-us US ]\n"
+	       "                         [ np-cnp-dscp DSCP ] [ np-cnp-prio PRIO ]\n"
 	       "                         [ rp { on | off } ] [ RP-PARAM N ]... ]\n"
 	       "                       [ table-max N ] [ linger-ms MS ] [ verify-ms MS ]\n"
 	       "       rocetune qp help\n"

@@ -107,6 +107,8 @@ enum rocetune_attr {
 	ROCETUNE_A_QP_RP_MIN_DEC_FAC_PCT,	/* u32: MinDecreaseFactorPercent */
 	ROCETUNE_A_QP_RP_CLAMP_TGT,	/* u32: ClampTargetRate, 0/1 */
 	ROCETUNE_A_QP_RP_CLAMP_TGT_ATI,	/* u32: ClampTargetRateAfterTimeInc, 0/1 */
+	ROCETUNE_A_QP_NP_CNP_DSCP,	/* u32: CNPDSCP, DSCP of the CNPs */
+	ROCETUNE_A_QP_NP_CNP_PRIO,	/* u32: CNPPriority, their skb priority */
 
 	__ROCETUNE_A_MAX,
 	ROCETUNE_A_MAX = __ROCETUNE_A_MAX - 1

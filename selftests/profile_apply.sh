@@ -429,7 +429,7 @@ soft_roce_and_no_dcb() {
 Name=$RT_NETDEV0
 
 [DCQCN]
-CNPDSCP=48
+MinRateMbps=5
 EOF
 	cat > "$ROCETUNE_PROFILE_DIR/11-rxe.conf" << EOF
 [Match]
@@ -441,7 +441,7 @@ EOF
 	out=$("$RT_CLI" -j profile apply dev "$RT_NETDEV0")
 	expect "exit status" "$?" 1
 	expect "result" "$(jq -r '.[0].result' <<< "$out")" invalid
-	jq -r '.[0].errors[]' <<< "$out" | grep -q "10-rxe.conf:5: \[DCQCN\] CNPDSCP: rxe (rocetune.ko) has no equivalent of this key"
+	jq -r '.[0].errors[]' <<< "$out" | grep -q "10-rxe.conf:5: \[DCQCN\] MinRateMbps: 5 is out of range for $RT_RXE0"
 	check_err $? "rxe: $out"
 	out=$("$RT_CLI" -j profile apply dev "$RT_NETDEV1")
 	expect "exit status" "$?" 1
@@ -454,7 +454,7 @@ EOF
 		'["invalid","invalid","unchanged","unchanged"]'
 	rm -f "$ROCETUNE_PROFILE_DIR"/1[01]-rxe.conf
 	rt_wire_down
-	log_test "Soft-RoCE: a key rocetune.ko has no equivalent of, and 'no DCB', named with file:line, never silence"
+	log_test "Soft-RoCE: a value rocetune.ko refuses, and 'no DCB', named with file:line, never silence"
 }
 
 # The rxe DCQCN state as the module reports it, read by the YNL client
@@ -465,7 +465,7 @@ RXE_KEYS="qp_acct qp_np_enable qp_rp_enable qp_np_min_cnp_gap_us
 	qp_rp_hai_rate_mbps qp_rp_time_reset_us qp_rp_byte_reset_bytes
 	qp_rp_threshold qp_rp_initial_alpha qp_rp_g qp_rp_alpha_period_us
 	qp_rp_rrmp_us qp_rp_rate_first_cnp_mbps qp_rp_gd qp_rp_min_dec_fac_pct
-	qp_rp_clamp_tgt qp_rp_clamp_tgt_ati"
+	qp_rp_clamp_tgt qp_rp_clamp_tgt_ati qp_np_cnp_dscp qp_np_cnp_prio"
 
 rxe_state() {
 	local k filter=
@@ -494,11 +494,11 @@ rt_ynl.Client().do("qp-set", {
     "qp-rp-alpha-period-us": 55, "qp-rp-rrmp-us": 4,
     "qp-rp-rate-first-cnp-mbps": 0, "qp-rp-gd": 11,
     "qp-rp-min-dec-fac-pct": 50, "qp-rp-clamp-tgt": 1,
-    "qp-rp-clamp-tgt-ati": 1})
+    "qp-rp-clamp-tgt-ati": 1, "qp-np-cnp-dscp": 48, "qp-np-cnp-prio": 6})
 PY
 }
 
-RXE_BASELINE="1 0 0 4 12 100 5 50 300 1000000 5 1023 4 55 4 0 11 50 1 1"
+RXE_BASELINE="1 0 0 4 12 100 5 50 300 1000000 5 1023 4 55 4 0 11 50 1 1 48 6"
 
 rxe_setup() {
 	rt_wire_up || return 1
@@ -570,12 +570,14 @@ RateOnFirstCNPMbps=100
 GD=12
 MinDecreaseFactorPercent=60
 ClampTargetRate=no
-ClampTargetRateAfterTimeInc=no"
+ClampTargetRateAfterTimeInc=no
+CNPDSCP=46
+CNPPriority=5"
 	out=$("$RT_CLI" -j profile apply dev "$RT_NETDEV0")
 	check_err $? "apply failed: $out"
 	expect "result" "$(jq -r '.[0].result' <<< "$out")" applied
-	expect "writes" "$(jq -r '.[0].writes' <<< "$out")" 18
-	want="1 1 1 16 40 400 7 70 2000 300000 3 512 16 200 50 100 12 60 0 0"
+	expect "writes" "$(jq -r '.[0].writes' <<< "$out")" 20
+	want="1 1 1 16 40 400 7 70 2000 300000 3 512 16 200 50 100 12 60 0 0 46 5"
 	expect "module state (YNL)" "$(rxe_state)" "$want"
 	# The CLI's own view agrees.
 	out=$("$RT_CLI" -j qp stats dev "$RT_RXE0")
@@ -593,7 +595,7 @@ ClampTargetRateAfterTimeInc=no"
 		"$(jq -r '[.[0].changes[].setting] | sort | join(",")' <<< "$out")" \
 		"dcqcn Enable,dcqcn G"
 	expect "state after the dry run" "$(rxe_state)" \
-		"1 1 0 16 40 400 7 70 2000 300000 3 512 20 200 50 100 12 60 0 0"
+		"1 1 0 16 40 400 7 70 2000 300000 3 512 20 200 50 100 12 60 0 0 46 5"
 	out=$("$RT_CLI" profile diff dev "$RT_NETDEV0")
 	grep -q "dcqcn G" <<< "$out" && grep -q "rp off" <<< "$out"
 	check_err $? "diff does not show the drift: $out"
@@ -605,7 +607,7 @@ ClampTargetRateAfterTimeInc=no"
 	out=$("$RT_CLI" -j profile apply dev "$RT_NETDEV0")
 	check_err $? "Enable=no failed: $out"
 	expect "after Enable=no" "$(rxe_state)" \
-		"1 0 0 16 40 400 7 70 2000 300000 3 512 16 200 50 100 12 60 0 0"
+		"1 0 0 16 40 400 7 70 2000 300000 3 512 16 200 50 100 12 60 0 0 46 5"
 	rxe_teardown
 	log_test "rxe: every mapped [DCQCN] key applied through rocetune.ko, read back by YNL; re-apply, dry run, diff, Enable=no"
 }
@@ -616,15 +618,6 @@ rxe_refused_before_writing() {
 	RET=0
 	rxe_setup
 	check_err $? "rxe setup failed"
-	for key in CNPDSCP=48 CNPPriority=6; do
-		write_rxe_profile "AIRateMbps=9
-$key"
-		out=$("$RT_CLI" -j profile apply dev "$RT_NETDEV0")
-		expect "$key: exit status" "$?" 1
-		jq -r '.[0].errors[]' <<< "$out" |
-			grep -qF "20-rxe.conf:6: [DCQCN] ${key%%=*}: rxe (rocetune.ko) has no equivalent of this key"
-		check_err $? "$key: no error naming key and driver: $out"
-	done
 	for key in "MinRateMbps=5:5 is out of range for $RT_RXE0" \
 		"MaxRateMbps=0:0 (line rate) is out of range for $RT_RXE0" \
 		"TimeResetUs=1000001:1000001 is out of range for $RT_RXE0" \
@@ -643,7 +636,7 @@ ${key%%:*}"
 	done
 	expect "module state" "$(rxe_state)" "$RXE_BASELINE"
 	rxe_teardown
-	log_test "rxe: keys without equivalent and values rocetune.ko refuses: named before any write, nothing changed"
+	log_test "rxe: values rocetune.ko refuses: named before any write, nothing changed"
 }
 
 # rxe_wait_ai V: until rxe0's AI rate is V (an apply made its first
@@ -690,7 +683,7 @@ MinRateMbps=90"
 	check_err $? "no extack in the error: $out"
 	# As read before the apply, but for the maximum changed behind its back.
 	expect "module state after the rollback" "$(rxe_state)" \
-		"1 0 0 4 12 50 5 50 300 1000000 5 1023 4 55 4 0 11 50 1 1"
+		"1 0 0 4 12 50 5 50 300 1000000 5 1023 4 55 4 0 11 50 1 1 48 6"
 	rxe_teardown
 	log_test "rxe: a QP_SET refused mid-apply: extack reported, rolled back to the values read before"
 }

@@ -33,7 +33,10 @@
 #define RT_RXE_RATE_MAX		1000000
 #define RT_RXE_US_MAX		1000000
 
-/* One line per key; a key not listed has no equivalent in the module. */
+/*
+ * One line per key; a key not listed would have no equivalent in the
+ * module (every key has one).
+ */
 static const struct rt_rxe_param rt_rxe_params[] = {
 	{ RT_DCQCN_MIN_TIME_BETWEEN_CNPS_US, ROCETUNE_A_QP_NP_MIN_CNP_GAP_US,
 	  "np-min-cnp-gap-us", 0, RT_RXE_US_MAX, "µs" },
@@ -67,6 +70,10 @@ static const struct rt_rxe_param rt_rxe_params[] = {
 	  "rp-clamp-target", 0, 1, "" },
 	{ RT_DCQCN_CLAMP_TARGET_RATE_AFTER_TIME_INC,
 	  ROCETUNE_A_QP_RP_CLAMP_TGT_ATI, "rp-clamp-target-ati", 0, 1, "" },
+	{ RT_DCQCN_CNP_DSCP, ROCETUNE_A_QP_NP_CNP_DSCP, "np-cnp-dscp", 0, 63,
+	  "" },
+	{ RT_DCQCN_CNP_PRIORITY, ROCETUNE_A_QP_NP_CNP_PRIO, "np-cnp-prio", 0, 7,
+	  "" },
 	{ RT_DCQCN_ENABLE, ROCETUNE_A_QP_NP_ENABLE, "np/rp/accounting",
 	  0, 1, "" },
 };

@@ -28,6 +28,7 @@ rt_np() {
 
 qp_test_cleanup() {
 	tc qdisc del dev "$RT_NETDEV0" root 2> /dev/null
+	tc qdisc del dev "$RT_NETDEV1" clsact 2> /dev/null
 }
 
 # np_marking: netem on va marks 30% of the ECN-capable RoCEv2 packets CE
@@ -78,15 +79,25 @@ np_knobs() {
 	out=$("$RT_CLI" -j qp stats dev "$RT_RXE1")
 	check_err $? "qp stats failed"
 	jq -e '.[0] | .np == false and .np_min_cnp_gap_us == 4 and
+		.np_cnp_dscp == 48 and .np_cnp_prio == 6 and
 		.np_cnp_sent == 0 and .np_cnp_failed == 0 and
 		.np_ce_coalesced == 0 and .np_ce_no_cnp == 0' <<< "$out" > /dev/null
 	check_err $? "defaults: $out"
 	out=$("$RT_CLI" qp set dev "$RT_RXE1" np-min-cnp-gap-us 1000001 2>&1)
 	[ $? = 1 ] && grep -q "valid range 0..1000000" <<< "$out"
 	check_err $? "gap above 1 s: \"$out\""
+	out=$("$RT_CLI" qp set dev "$RT_RXE1" np-cnp-dscp 64 2>&1)
+	[ $? = 1 ] && grep -q "valid range 0..63" <<< "$out"
+	check_err $? "DSCP 64: \"$out\""
+	out=$("$RT_CLI" qp set dev "$RT_RXE1" np-cnp-prio 8 2>&1)
+	[ $? = 1 ] && grep -q "valid range 0..7" <<< "$out"
+	check_err $? "priority 8: \"$out\""
 	out=$("$RT_CLI" qp set np on 2>&1)
 	[ $? = 2 ] && grep -q '"np" needs "dev DEV"' <<< "$out"
 	check_err $? "np without a device: \"$out\""
+	out=$("$RT_CLI" qp set np-cnp-dscp 46 2>&1)
+	[ $? = 2 ] && grep -q '"np-cnp-dscp" needs "dev DEV"' <<< "$out"
+	check_err $? "np-cnp-dscp without a device: \"$out\""
 	"$RT_CLI" qp set dev "$RT_RXE1" accounting off
 	check_err $? "accounting off failed"
 	out=$("$RT_CLI" qp set dev "$RT_RXE1" np on 2>&1)
@@ -95,7 +106,7 @@ np_knobs() {
 	"$RT_CLI" qp set dev "$RT_RXE1" accounting on np on np-min-cnp-gap-us 77
 	check_err $? "accounting and np on in one request failed"
 	out=$("$RT_CLI" qp stats dev "$RT_RXE1")
-	grep -q "np yes np-min-cnp-gap-us 77 np-cnp-sent 0" <<< "$out"
+	grep -q "np yes np-min-cnp-gap-us 77 np-cnp-dscp 48 np-cnp-prio 6 np-cnp-sent 0" <<< "$out"
 	check_err $? "text output: \"$out\""
 	"$RT_CLI" qp set dev "$RT_RXE1" accounting off
 	check_err $? "accounting off failed"
@@ -132,19 +143,45 @@ np_on() {
 	log_test "NP on, gap 0: one CNP per CE mark, every field and ICRC right, counted exactly"
 }
 
+# np_prio_count: the packets vb sent with priority 5, by tc's own count (a
+# basic meta(priority) filter on vb's egress).
+np_prio_count() {
+	tc -s -j filter show dev "$RT_NETDEV1" egress |
+		jq -e '[.[] | select(.options.actions) |
+			.options.actions[].stats.packets] | add'
+}
+
+# With a gap of 1000 us, and the CNPs' DSCP 46 and priority 5 (not the
+# defaults): the capture shows DSCP 46 in every CNP, and tc counts as many
+# packets of priority 5 leaving vb as the module sent CNPs.
 np_gap() {
+	local prio sent
+
 	RET=0
 	qp_reload
 	check_err $? "cannot load rocetune.ko"
-	"$RT_CLI" qp set dev "$RT_RXE1" np on np-min-cnp-gap-us 1000
+	"$RT_CLI" qp set dev "$RT_RXE1" np on np-min-cnp-gap-us 1000 \
+		np-cnp-dscp 46 np-cnp-prio 5
 	check_err $? "np on failed"
+	tc qdisc add dev "$RT_NETDEV1" clsact &&
+		tc filter add dev "$RT_NETDEV1" egress prio 1 protocol ip \
+			basic match 'meta(priority eq 5)' action pass
+	check_err $? "cannot count vb's packets of priority 5"
 	np_traffic gap 1 2000
 	check_err $? "ib_write_bw failed: $(tail -n 1 "$OUT/gap-client.log")"
+	prio=$(np_prio_count)
+	check_err $? "no count of tc's filter"
+	tc qdisc del dev "$RT_NETDEV1" clsact
 	compare gap
 	check_err $? "per-QP counters differ from the capture"
-	np_check gap --gap-us 1000
+	np_check gap --gap-us 1000 --cnp-dscp 46
 	check_err $? "the CNPs differ from what the capture shows"
-	log_test "NP on, gap 1000 us: no CNP of a QP sooner than 1000 us after the CE mark behind its previous one"
+	sent=$(jq '.[] | select(.dev_name == "'"$RT_RXE1"'") | .qp_np_cnp_sent' \
+		"$OUT/gap-stats.json")
+	echo "# packets of priority 5 leaving $RT_NETDEV1 (tc): $prio; CNPs sent: $sent"
+	[ -n "$sent" ] && [ "$sent" -gt 0 ] && [ "$prio" = "$sent" ]
+	check_err $? "tc counted $prio packets of priority 5, the module sent $sent CNPs"
+	log_test "NP on, gap 1000 us, DSCP 46, priority 5: no CNP of a QP sooner than 1000 us after the CE mark behind its previous one; every CNP with its DSCP and priority"
 }
 
 np_teardown() {

@@ -12,7 +12,8 @@
 # CNPs go out.  Each CNP is decoded twice, by tshark's InfiniBand dissector
 # (through rt_qp.py, which relays to the host's tshark in the test VM) and
 # by this file's own reader of the raw bytes, and checked field by field:
-# IPv4 without options, TOS 0xc0, TTL 64, DF, UDP from the flow's source
+# IPv4 without options, TOS 0xc0 (DSCP 48, or --cnp-dscp), TTL 64, DF,
+# UDP from the flow's source
 # port to 4791 with checksum 0 and length 40, BTH opcode 0x81, P_Key
 # 0xffff, BECN set (FECN clear), PSN 0, destination QP = the sending QP,
 # 16 zero bytes, and the ICRC.
@@ -113,7 +114,7 @@ def tshark_lines(path):
     return out
 
 
-def check_cnp(ip, ts, ip0, ip1, flow_qp, bad):
+def check_cnp(ip, ts, ip0, ip1, flow_qp, bad, dscp=48):
     """Every field of one CNP (raw bytes; @ts: tshark's decode)."""
     def need(cond, what):
         if not cond:
@@ -123,7 +124,7 @@ def check_cnp(ip, ts, ip0, ip1, flow_qp, bad):
     sport, dport, ulen, ucsum = struct.unpack(">HHHH", ip[ihl:ihl + 8])
     dqpn = int.from_bytes(ip[bth + 5:bth + 8], "big")
     need(ihl == 20, f"IP header length {ihl}")
-    need(ip[1] == 0xc0, f"TOS {ip[1]:#x}")
+    need(ip[1] == dscp << 2, f"TOS {ip[1]:#x}, not DSCP {dscp}")
     need(struct.unpack(">H", ip[2:4])[0] == 60, "IP length not 60")
     need(ip[6] & 0x40 and not (struct.unpack(">H", ip[6:8])[0] & 0x3fff),
          "not DF, or fragmented")
@@ -218,7 +219,7 @@ def do_check(a):
         if n not in ts:
             continue
         why = []
-        key = check_cnp(ip, ts[n], ip0, ip1, flow_qp, why)
+        key = check_cnp(ip, ts[n], ip0, ip1, flow_qp, why, a.cnp_dscp)
         checked += 1
         if cause.get(n) is None:
             why.append("no CE mark of its flow before it")
@@ -288,6 +289,7 @@ def main():
     for o in ("pcap", "tx0-pcap", "ip0", "ip1", "stats", "dump", "dev1"):
         ap.add_argument("--" + o, required=True)
     ap.add_argument("--gap-us", type=int, default=0)
+    ap.add_argument("--cnp-dscp", type=int, default=48)
     ap.add_argument("--expect-none", action="store_true")
     sys.exit(do_check(ap.parse_args()))
 

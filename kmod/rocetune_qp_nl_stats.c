@@ -80,7 +80,7 @@ static int rt_qp_stats_fill(struct sk_buff *skb, struct rt_qpdev *qd,
 	    nla_put_u64_64bit(skb, ROCETUNE_A_QP_UNATTR_TX,
 			      atomic64_read(&qd->unattr_tx), ROCETUNE_A_PAD) ||
 	    nla_put_u32(skb, ROCETUNE_A_QP_PENDING, rt_qppend_count(qd)) ||
-	    nla_put_u8(skb, ROCETUNE_A_QP_DEGRADED, READ_ONCE(qd->overflow)) ||
+	    nla_put_u8(skb, ROCETUNE_A_QP_DEGRADED, rt_qppend_degraded(qd)) ||
 	    nla_put_u8(skb, ROCETUNE_A_QP_HOOKS, rt_qp_hooks()) ||
 	    nla_put_u32(skb, ROCETUNE_A_QP_TABLE_MAX, rt_qp_max_get()) ||
 	    nla_put_u32(skb, ROCETUNE_A_QP_LINGER_MS, rt_qp_linger_get()) ||
@@ -107,6 +107,15 @@ static int rt_qp_stats_fill(struct sk_buff *skb, struct rt_qpdev *qd,
 			      ROCETUNE_A_PAD) ||
 	    nla_put_u64_64bit(skb, ROCETUNE_A_QP_NP_CE_NO_CNP,
 			      atomic64_read(&qd->np_ce_no_cnp),
+			      ROCETUNE_A_PAD) ||
+	    nla_put_u64_64bit(skb, ROCETUNE_A_QP_RX_BAD_HDR,
+			      atomic64_read(&qd->rx_bad[RT_BAD_HDR]),
+			      ROCETUNE_A_PAD) ||
+	    nla_put_u64_64bit(skb, ROCETUNE_A_QP_RX_BAD_ICRC,
+			      atomic64_read(&qd->rx_bad[RT_BAD_ICRC]),
+			      ROCETUNE_A_PAD) ||
+	    nla_put_u64_64bit(skb, ROCETUNE_A_QP_RX_BAD_PEER,
+			      atomic64_read(&qd->rx_bad[RT_BAD_PEER]),
 			      ROCETUNE_A_PAD) ||
 	    rt_qp_stats_rp(skb, qd)) {
 		genlmsg_cancel(skb, hdr);

@@ -512,6 +512,15 @@ static int rt_qp_stats_cb(const struct nlmsghdr *nlh, void *arg)
 	if (tb[ROCETUNE_A_QP_UNATTR_TX])
 		rt_print_kv_uint(pr, "unattributed_tx",
 				 nla_get_u64(tb[ROCETUNE_A_QP_UNATTR_TX]));
+	if (tb[ROCETUNE_A_QP_RX_BAD_HDR])
+		rt_print_kv_uint(pr, "rx_bad_hdr",
+				 nla_get_u64(tb[ROCETUNE_A_QP_RX_BAD_HDR]));
+	if (tb[ROCETUNE_A_QP_RX_BAD_ICRC])
+		rt_print_kv_uint(pr, "rx_bad_icrc",
+				 nla_get_u64(tb[ROCETUNE_A_QP_RX_BAD_ICRC]));
+	if (tb[ROCETUNE_A_QP_RX_BAD_PEER])
+		rt_print_kv_uint(pr, "rx_bad_peer",
+				 nla_get_u64(tb[ROCETUNE_A_QP_RX_BAD_PEER]));
 	if (tb[ROCETUNE_A_QP_TABLE_COUNT])
 		rt_print_kv_uint(pr, "table_count",
 				 nla_get_u32(tb[ROCETUNE_A_QP_TABLE_COUNT]));

@@ -109,6 +109,9 @@ enum rocetune_attr {
 	ROCETUNE_A_QP_RP_CLAMP_TGT_ATI,	/* u32: ClampTargetRateAfterTimeInc, 0/1 */
 	ROCETUNE_A_QP_NP_CNP_DSCP,	/* u32: CNPDSCP, DSCP of the CNPs */
 	ROCETUNE_A_QP_NP_CNP_PRIO,	/* u32: CNPPriority, their skb priority */
+	ROCETUNE_A_QP_RX_BAD_HDR,	/* u64: received, dropped by rxe's header rules */
+	ROCETUNE_A_QP_RX_BAD_ICRC,	/* u64: received with a wrong ICRC */
+	ROCETUNE_A_QP_RX_BAD_PEER,	/* u64: received not from the QP's peer */
 
 	__ROCETUNE_A_MAX,
 	ROCETUNE_A_MAX = __ROCETUNE_A_MAX - 1

@@ -72,6 +72,11 @@
  * @syndrome: AETH syndrome
  * @has_deth: the opcode carries a DETH, @sqpn is valid
  * @sqpn: DETH source QP
+ * @ip_hlen: length of the IP header (20 to 60 for IPv4, 40 for IPv6)
+ * @udp_len: UDP length field (UDP header included)
+ * @pkey: BTH P_Key
+ * @tver: BTH transport header version
+ * @pad: BTH pad count
  */
 struct rt_pkt {
 	__u8 ipver;
@@ -88,6 +93,11 @@ struct rt_pkt {
 	__u8 syndrome;
 	bool has_deth;
 	__u32 sqpn;
+	__u8 ip_hlen;
+	__u16 udp_len;
+	__u16 pkey;
+	__u8 tver;
+	__u8 pad;
 };
 
 static inline __u16 rt_get16(const __u8 *p)
@@ -198,9 +208,14 @@ static inline int rt_parse_roce(const __u8 *b, unsigned int len,
 	if (len < off + RT_UDP_HLEN + RT_BTH_LEN ||
 	    rt_get16(b + off + 2) != RT_ROCE_UDP_PORT)
 		return 0;
+	pkt->ip_hlen = off;
 	pkt->sport = rt_get16(b + off);
+	pkt->udp_len = rt_get16(b + off + 4);
 	bth = b + off + RT_UDP_HLEN;
 	pkt->opcode = bth[0];
+	pkt->pad = (bth[1] >> 4) & 3;
+	pkt->tver = bth[1] & 0x0f;
+	pkt->pkey = rt_get16(bth + 2);
 	pkt->dqpn = rt_get24(bth + 5);
 	pkt->ackreq = bth[8] & 0x80;
 	pkt->psn = rt_get24(bth + 9);
@@ -213,6 +228,102 @@ static inline int rt_parse_roce(const __u8 *b, unsigned int len,
 			len >= need + RT_DETH_LEN;
 	pkt->sqpn = pkt->has_deth ? rt_get24(bth + RT_BTH_LEN + 5) : 0;
 	return 1;
+}
+
+/* The ICRC that ends every RoCEv2 packet, and a CNP's reserved bytes. */
+#define RT_ICRC_LEN		4
+#define RT_CNP_RESV_LEN		16
+/* The default P_Key, the only one software RoCE has. */
+#define RT_PKEY_DEFAULT		0xffff
+
+/**
+ * rt_op_hdr_len - the transport headers of an opcode software RoCE takes
+ * @op: BTH opcode
+ *
+ * The BTH and the extended transport headers that the opcode carries
+ * (InfiniBand Architecture Specification, chapter 9 and Annex A17: RETH
+ * 16 bytes, AETH 4, AtomicETH 28, AtomicAckETH 8, ImmDt and IETH 4, DETH
+ * 8), for the RC, UC and UD opcodes rxe implements
+ * (drivers/infiniband/sw/rxe/rxe_opcode.c, Linux 6.1; FLUSH and ATOMIC
+ * WRITE from Linux 6.2, see @ext), and a CNP (opcode 0x81: BTH and 16
+ * reserved bytes).
+ * @ext: the kernel's rxe also takes RC FLUSH and ATOMIC WRITE
+ *
+ * Return: the length in bytes, 0 for an opcode rxe drops.
+ */
+static inline unsigned int rt_op_hdr_len(__u8 op, bool ext)
+{
+	/* RC opcodes 0x00..0x17; UC takes 0x00..0x0b of them, at 0x20. */
+	static const __u8 rc[] = {
+		12, 12, 12, 16, 12, 16,		/* SEND FIRST .. ONLY_IMM */
+		28, 12, 12, 16, 28, 32,		/* RDMA WRITE FIRST .. ONLY_IMM */
+		28,				/* RDMA READ request */
+		16, 12, 16, 16,			/* READ RESPONSE FIRST .. ONLY */
+		16, 24,				/* ACK, ATOMIC ACK */
+		40, 40,				/* CMP_SWAP, FETCH_ADD */
+		0,				/* reserved */
+		16, 16,				/* SEND LAST/ONLY with INVALIDATE */
+	};
+
+	if (op < sizeof(rc))
+		return rc[op];
+	if (ext && op == 0x1c)			/* RC FLUSH: FETH + RETH */
+		return 32;
+	if (ext && op == 0x1d)			/* RC ATOMIC WRITE: RETH */
+		return 28;
+	if (op >= RT_OP_UC && op <= RT_OP_UC + 0x0b)
+		return rc[op - RT_OP_UC];
+	if (op == RT_OP_UD_SEND_ONLY)
+		return RT_BTH_LEN + RT_DETH_LEN;
+	if (op == RT_OP_UD_SEND_ONLY_IMM)
+		return RT_BTH_LEN + RT_DETH_LEN + 4;
+	if (op == RT_OP_CNP)
+		return RT_BTH_LEN + RT_CNP_RESV_LEN;
+	return 0;
+}
+
+/* Why a received packet is not one rxe would take (rt_check_hdr()). */
+enum rt_bad {
+	RT_GOOD,
+	RT_BAD_HDR,
+	RT_BAD_ICRC,
+	RT_BAD_PEER,
+};
+
+/**
+ * rt_check_hdr - the header rules of software RoCE that need no QP
+ * @pkt: a parsed packet
+ * @ext: see rt_op_hdr_len()
+ *
+ * The rules rxe applies before it looks at the QP
+ * (drivers/infiniband/sw/rxe/rxe_recv.c, rxe_rcv() and hdr_check(), Linux
+ * 6.1): an IPv4 header without options (the ICRC covers a 20-byte one), a
+ * UDP length that fits the IP length, a known opcode whose headers, pad
+ * and ICRC fit the UDP payload, BTH version 0, destination QP not 0 and a
+ * P_Key that matches the default one (15 bits 0x7fff; rxe's
+ * pkey_match()).  A CNP, which rxe does not take at all, must have exactly
+ * its length (BTH, 16 reserved bytes, ICRC) and no pad.
+ *
+ * Return: RT_GOOD or RT_BAD_HDR.
+ */
+static inline enum rt_bad rt_check_hdr(const struct rt_pkt *pkt, bool ext)
+{
+	unsigned int hlen = rt_op_hdr_len(pkt->opcode, ext);
+	unsigned int pay = pkt->udp_len - RT_UDP_HLEN;
+
+	if (pkt->ipver == 4 && pkt->ip_hlen != 20)
+		return RT_BAD_HDR;
+	if (pkt->udp_len < RT_UDP_HLEN ||
+	    pkt->ip_hlen + pkt->udp_len != pkt->ip_len)
+		return RT_BAD_HDR;
+	if (!hlen || pay < hlen + pkt->pad + RT_ICRC_LEN)
+		return RT_BAD_HDR;
+	if (pkt->opcode == RT_OP_CNP &&
+	    (pay != hlen + RT_ICRC_LEN || pkt->pad))
+		return RT_BAD_HDR;
+	if (pkt->tver || !pkt->dqpn || (pkt->pkey & 0x7fff) != 0x7fff)
+		return RT_BAD_HDR;
+	return RT_GOOD;
 }
 
 #endif /* _ROCETUNE_BTH_H */

@@ -15,18 +15,21 @@
  * DSCP 48 and no ECN, a UDP checksum of 0, a BTH (opcode 0x81, P_Key
  * 0xffff, BECN, the sender's QP, PSN 0), 16 reserved bytes and the ICRC.
  * The sender's QP is the entry's remote QP, learned by the verification
- * from the RDMA core; a CE mark that comes before it is known gets no CNP
+ * from the RDMA core.  Only a packet that software RoCE would take, from
+ * the QP's peer (rocetune_nf.c), is answered, and the CNP goes to that
+ * peer: a CE mark on a packet from any other address, or on one rxe drops,
+ * makes no CNP.  A CE mark that comes before the peer is known gets no CNP
  * and is counted (NP_CE_NO_CNP), as are CE marks of IPv6 packets (not
  * answered yet) and of packets without a QP entry.
  *
  * The CNP is built here and sent with ip_local_out() from the hook (softirq
- * context); it passes NF_INET_LOCAL_OUT, where the hook counts it on the
- * QP's TX_CNP counter like a CNP of any other sender.
+ * context).  It has no socket, so the transmit hook leaves it alone: it is
+ * counted here on the QP's TX_PKTS, TX_BYTES and TX_CNP counters, and never
+ * waits in a pending entry.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/crc32.h>
 #include <linux/ip.h>
 #include <linux/netdevice.h>
 #include <linux/skbuff.h>
@@ -40,45 +43,10 @@
 #include "rocetune_qp.h"
 
 /* The CNP: IPv4 header, UDP header, BTH, 16 reserved bytes, ICRC. */
-#define RT_CNP_RESV_LEN		16
-#define RT_CNP_ICRC_LEN		4
 #define RT_CNP_IP_LEN		(sizeof(struct iphdr) + RT_UDP_HLEN + \
-				 RT_BTH_LEN + RT_CNP_RESV_LEN + RT_CNP_ICRC_LEN)
+				 RT_BTH_LEN + RT_CNP_RESV_LEN + RT_ICRC_LEN)
 #define RT_CNP_TTL		64
 #define RT_BTH_BECN		0x40	/* in the BTH's fifth byte */
-/* The ICRC's CRC starts from this value (that of 8 bytes of 0xff). */
-#define RT_ICRC_SEED		0xdebb20e3
-
-/**
- * rt_np_icrc - the invariant CRC of a RoCEv2 packet over IPv4
- * @b: the packet from its IPv4 header (20 bytes, no options) to the byte
- *	before the ICRC
- * @len: its length
- *
- * The CRC-32 of the packet with the fields that may change on the way
- * masked to ones: the IP TOS, TTL and header checksum, the UDP checksum
- * and the BTH's fifth byte (FECN, BECN and reserved bits).
- *
- * Return: the ICRC as stored in the packet (little-endian).
- */
-static __le32 rt_np_icrc(const u8 *b, unsigned int len)
-{
-	u8 m[RT_CNP_IP_LEN - RT_CNP_ICRC_LEN];
-	const unsigned int udp = sizeof(struct iphdr);
-	const unsigned int bth = udp + RT_UDP_HLEN;
-
-	if (WARN_ON_ONCE(len != sizeof(m)))
-		return 0;
-	memcpy(m, b, len);
-	m[1] = 0xff;				/* TOS */
-	m[8] = 0xff;				/* TTL */
-	m[10] = 0xff;				/* header checksum */
-	m[11] = 0xff;
-	m[udp + 6] = 0xff;			/* UDP checksum */
-	m[udp + 7] = 0xff;
-	m[bth + 4] = 0xff;			/* FECN, BECN, reserved */
-	return cpu_to_le32(~crc32_le(RT_ICRC_SEED, m, len));
-}
 
 /**
  * rt_np_send - send one CNP
@@ -86,7 +54,8 @@ static __le32 rt_np_icrc(const u8 *b, unsigned int len)
  * @in: the netdev the data packet came in on; the CNP leaves through it
  * @qd: the device, for the CNP's DSCP and priority
  * @pkt: the data packet
- * @rqpn: the sending QP, the CNP's destination QP
+ * @peer: the QP's peer: the CNP's destination address and QP
+ * @qp: the QP, which counts the CNP as sent
  *
  * Context: rcu_read_lock() held, softirq or process context.
  * Return: 0 when the stack took the CNP, else a negative errno or a
@@ -94,21 +63,23 @@ static __le32 rt_np_icrc(const u8 *b, unsigned int len)
  */
 static int rt_np_send(struct net *net, const struct net_device *in,
 		      const struct rt_qpdev *qd, const struct rt_pkt *pkt,
-		      u32 rqpn)
+		      const struct rt_qp_peer *peer, struct rt_qp *qp)
 {
 	struct flowi4 fl4 = {};
+	struct rt_pkt cnp = {};
 	struct sk_buff *skb;
 	struct udphdr *uh;
 	struct iphdr *iph;
 	struct rtable *rt;
 	unsigned int hlen;
 	__le32 icrc;
+	u32 crc;
 	u8 *bth;
 	int err;
 
 	fl4.flowi4_oif = in->ifindex;
 	fl4.flowi4_proto = IPPROTO_UDP;
-	memcpy(&fl4.daddr, pkt->saddr + 12, 4);
+	memcpy(&fl4.daddr, peer->addr + 12, 4);
 	memcpy(&fl4.saddr, pkt->daddr + 12, 4);
 	fl4.fl4_sport = htons(pkt->sport);
 	fl4.fl4_dport = htons(RT_ROCE_UDP_PORT);
@@ -155,21 +126,35 @@ static int rt_np_send(struct net *net, const struct net_device *in,
 	bth[2] = 0xff;			/* P_Key 0xffff, the default */
 	bth[3] = 0xff;
 	bth[4] = RT_BTH_BECN;
-	bth[5] = rqpn >> 16;
-	bth[6] = rqpn >> 8;
-	bth[7] = rqpn;
+	bth[5] = peer->rqpn >> 16;
+	bth[6] = peer->rqpn >> 8;
+	bth[7] = peer->rqpn;
 	/* PSN 0 and the reserved bytes: zero already. */
 
-	icrc = rt_np_icrc(skb_network_header(skb),
-			  RT_CNP_IP_LEN - RT_CNP_ICRC_LEN);
-	memcpy(skb_tail_pointer(skb) - RT_CNP_ICRC_LEN, &icrc, sizeof(icrc));
+	if (!rt_icrc(skb, sizeof(*iph), RT_CNP_IP_LEN - RT_ICRC_LEN, &crc)) {
+		kfree_skb(skb);
+		return -EINVAL;
+	}
+	icrc = cpu_to_le32(crc);
+	memcpy(skb_tail_pointer(skb) - RT_ICRC_LEN, &icrc, sizeof(icrc));
+
+	/* What the QP counts of it: the transmit hook leaves it alone. */
+	cnp.ipver = 4;
+	cnp.ecn = 0;
+	cnp.ip_len = RT_CNP_IP_LEN;
+	cnp.opcode = RT_OP_CNP;
+	cnp.dqpn = peer->rqpn;
 
 	/*
 	 * ip_local_out() sets the length and the header checksum and runs
 	 * NF_INET_LOCAL_OUT.  Called once: net_xmit_eval() would send twice.
 	 */
 	err = ip_local_out(net, NULL, skb);
-	return err == NET_XMIT_CN ? 0 : err;
+	if (err == NET_XMIT_CN)
+		err = 0;
+	if (!err)
+		rt_qp_account(qp, &cnp, true);
+	return err;
 }
 
 /**
@@ -193,12 +178,13 @@ static bool rt_np_gap_ok(struct rt_qp *qp, u32 gap_us)
 }
 
 /**
- * rt_np_rx - a CE-marked packet came in on a device with the NP on
+ * rt_np_rx - a CE-marked packet came in for a QP, from its peer
  * @net: its network namespace
  * @in: the netdev it came in on
  * @qd: the device
- * @qp: the receiving local QP's entry, or NULL when it has none
- * @pkt: the packet, whose ECN field is CE
+ * @qp: the receiving local QP's entry
+ * @pkt: the packet, whose ECN field is CE, which software RoCE would take
+ *	and which came from the QP's peer (rocetune_nf.c)
  *
  * Answers the packet with a CNP to the sending QP when that QP is known
  * and the local QP's last CNP is old enough; counts what it did on @qd.
@@ -209,11 +195,11 @@ static bool rt_np_gap_ok(struct rt_qp *qp, u32 gap_us)
 void rt_np_rx(struct net *net, const struct net_device *in,
 	      struct rt_qpdev *qd, struct rt_qp *qp, const struct rt_pkt *pkt)
 {
-	u32 rqpn;
+	struct rt_qp_peer peer;
 
 	if (pkt->opcode == RT_OP_CNP)
 		return;
-	if (!qp || pkt->ipver != 4 || !rt_qp_remote(qp, &rqpn)) {
+	if (pkt->ipver != 4 || rt_qp_peer(qp, &peer) != RT_PEER_KNOWN) {
 		atomic64_inc(&qd->np_ce_no_cnp);
 		return;
 	}
@@ -221,8 +207,22 @@ void rt_np_rx(struct net *net, const struct net_device *in,
 		atomic64_inc(&qd->np_ce_coalesced);
 		return;
 	}
-	if (rt_np_send(net, in, qd, pkt, rqpn))
+	if (rt_np_send(net, in, qd, pkt, &peer, qp))
 		atomic64_inc(&qd->np_cnp_failed);
 	else
 		atomic64_inc(&qd->np_cnp_sent);
+}
+
+/**
+ * rt_np_ce_unanswered - a CE-marked packet that the NP may not answer
+ * @qd: the device
+ * @pkt: the packet: software RoCE would take it, but it came for a QP
+ *	without a known peer or entry
+ *
+ * Context: any context (the receive hook).
+ */
+void rt_np_ce_unanswered(struct rt_qpdev *qd, const struct rt_pkt *pkt)
+{
+	if (pkt->opcode != RT_OP_CNP)
+		atomic64_inc(&qd->np_ce_no_cnp);
 }

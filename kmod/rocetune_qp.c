@@ -349,6 +349,7 @@ struct rt_qp *rt_qp_alloc(struct rt_qpdev *qd, u32 qpn, gfp_t gfp)
 		return NULL;
 	qp->key.dev = qd->index;
 	qp->key.qpn = qpn;
+	seqcount_spinlock_init(&qp->peer_seq, &rt_qp_lock);
 	spin_lock_init(&qp->rp.lock);
 	spin_lock_init(&qp->rtt.lock);
 	/* A QP of a single-port device (rxe) is on port 1. */
@@ -479,22 +480,46 @@ struct rt_qp *rt_qp_lookup_tx(struct rt_qpdev *qd, u32 rqpn, const u8 *daddr)
 }
 
 /**
- * rt_qp_remote - the remote QP of a live QP, if known
- * @qp: the entry
- * @rqpn: set to the remote QP number when it is known
+ * rt_qp_peer - what an entry knows of its QP's peer
+ * @qp: an entry of the table
+ * @peer: set to the QP's type, and for RT_PEER_KNOWN to its remote QP and
+ *	address
  *
- * Context: rcu_read_lock() held, any context; takes rt_qp_lock.
- * Return: true when the QP is not destroyed and its remote QP is known.
+ * Lockless: a snapshot consistent with the last change by the
+ * verification (rt_qp_connected(), rt_qp_set_meta()).
+ *
+ * Context: rcu_read_lock() held, any context.
+ * Return: the kind of peer.
  */
-bool rt_qp_remote(struct rt_qp *qp, u32 *rqpn)
+enum rt_peer_kind rt_qp_peer(struct rt_qp *qp, struct rt_qp_peer *peer)
 {
-	bool known;
+	static const u8 none[16];
+	bool type_known, known;
+	unsigned int seq;
 
-	spin_lock_bh(&rt_qp_lock);
-	known = qp->rqpn_known && !qp->dead_ns;
-	*rqpn = qp->txkey.rqpn;
-	spin_unlock_bh(&rt_qp_lock);
-	return known;
+	do {
+		seq = read_seqcount_begin(&qp->peer_seq);
+		type_known = qp->type_known;
+		peer->type = qp->type;
+		known = qp->rqpn_known;
+		peer->rqpn = qp->txkey.rqpn;
+		memcpy(peer->addr, qp->txkey.daddr, sizeof(peer->addr));
+	} while (read_seqcount_retry(&qp->peer_seq, seq));
+
+	if (!type_known)
+		return RT_PEER_UNKNOWN;
+	switch (peer->type) {
+	case IB_QPT_UD:
+	case IB_QPT_GSI:
+		return RT_PEER_ANY;
+	case IB_QPT_RC:
+	case IB_QPT_UC:
+		if (!known || !memcmp(peer->addr, none, sizeof(none)))
+			return RT_PEER_UNKNOWN;
+		return RT_PEER_KNOWN;
+	default:
+		return RT_PEER_NONE;
+	}
 }
 
 static void rt_qp_rx_add(struct rt_qp *qp, enum rt_qpc c, u64 v)
@@ -708,6 +733,7 @@ void rt_qp_connected(struct rt_qpdev *qd, struct ib_qp *ibqp, u32 rqpn,
 		rhashtable_remove_fast(&rt_qp_tx_ht, &qp->tx_node,
 				       rt_qp_tx_params);
 	qp->tx_linked = false;
+	write_seqcount_begin(&qp->peer_seq);
 	qp->txkey.dev = qd->index;
 	qp->txkey.rqpn = rqpn;
 	if (daddr)
@@ -717,6 +743,7 @@ void rt_qp_connected(struct rt_qpdev *qd, struct ib_qp *ibqp, u32 rqpn,
 	qp->rqpn_known = true;
 	qp->type = ibqp->qp_type;
 	qp->type_known = true;
+	write_seqcount_end(&qp->peer_seq);
 	if (ibqp->port)
 		WRITE_ONCE(qp->port, ibqp->port);
 	old = rhashtable_lookup(&rt_qp_tx_ht, &qp->txkey, rt_qp_tx_params);
@@ -764,8 +791,11 @@ void rt_qp_set_meta(u32 dev, struct ib_qp *ibqp)
 	rcu_read_lock();
 	spin_lock_bh(&rt_qp_lock);
 	qp = rt_qp_lookup(dev, ibqp->qp_num);
-	if (qp)
+	if (qp) {
+		write_seqcount_begin(&qp->peer_seq);
 		rt_qp_meta(qp, ibqp);
+		write_seqcount_end(&qp->peer_seq);
+	}
 	spin_unlock_bh(&rt_qp_lock);
 	rcu_read_unlock();
 }

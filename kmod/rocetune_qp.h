@@ -31,10 +31,11 @@
 #include <linux/rhashtable-types.h>
 #include <linux/rwsem.h>
 #include <linux/sched.h>
+#include <linux/seqlock.h>
 #include <net/genetlink.h>
 #include <rdma/ib_verbs.h>
 
-struct rt_pkt;
+#include "rocetune_bth.h"
 
 /* Per-QP counters; rt_qp_cnt_attr[] maps each to its netlink attribute. */
 enum rt_qpc {
@@ -184,6 +185,10 @@ struct rt_rp_params {
  * @cuts: rate cuts
  * @hold_ns: not paced before this time: the QP retransmitted
  * @releases: times pacing stopped because the QP retransmitted
+ * @tail: packets of the QP may still wait in the qdisc for their departure
+ *	time: every packet gets one at least as late as @last_ns, so that
+ *	none overtakes them (sch_fq sends a flow's packets by time)
+ * @last_ns: the latest departure time the QP's packets were given
  */
 struct rt_rp {
 	spinlock_t lock;	/* see above */
@@ -204,6 +209,8 @@ struct rt_rp {
 	u64 cnps;
 	u64 cuts;
 	u64 releases;
+	bool tail;
+	u64 last_ns;
 };
 
 /**
@@ -295,12 +302,72 @@ struct rt_qp_txkey {
 };
 
 /**
+ * enum rt_peer_kind - what an entry knows of the QP's peer (rt_qp_peer())
+ * @RT_PEER_ANY: a datagram QP (UD, GSI): any sender may reach it
+ * @RT_PEER_KNOWN: a connected QP (RC, UC) whose peer is known
+ * @RT_PEER_UNKNOWN: a connected type whose peer is not known yet (not
+ *	connected, or connected since the verification last looked)
+ * @RT_PEER_NONE: a type that software RoCE does not reach (XRC, raw)
+ */
+enum rt_peer_kind {
+	RT_PEER_ANY,
+	RT_PEER_KNOWN,
+	RT_PEER_UNKNOWN,
+	RT_PEER_NONE,
+};
+
+/**
+ * struct rt_qp_peer - a snapshot of a QP's peer
+ * @type: enum ib_qp_type
+ * @rqpn: the remote QP (RT_PEER_KNOWN)
+ * @addr: the remote address, IPv4-mapped for IPv4 (RT_PEER_KNOWN)
+ */
+struct rt_qp_peer {
+	u8 type;
+	u32 rqpn;
+	u8 addr[16];
+};
+
+/**
+ * rt_op_fits - may a QP of a type receive a packet of an opcode
+ * @op: BTH opcode
+ * @type: enum ib_qp_type
+ *
+ * The opcode's transport fits the QP's type, as software RoCE requires
+ * (drivers/infiniband/sw/rxe/rxe_recv.c, check_type_state(), Linux 6.1);
+ * a CNP only a connected type: it is no datagram.
+ *
+ * Return: true when it fits.
+ */
+static inline bool rt_op_fits(u8 op, u8 type)
+{
+	switch (type) {
+	case IB_QPT_RC:
+		return RT_OP_TRANSPORT(op) == RT_OP_RC || op == RT_OP_CNP;
+	case IB_QPT_UC:
+		return RT_OP_TRANSPORT(op) == RT_OP_UC || op == RT_OP_CNP;
+	case IB_QPT_UD:
+	case IB_QPT_GSI:
+		return RT_OP_TRANSPORT(op) == RT_OP_UD;
+	default:
+		return false;
+	}
+}
+
+/**
  * struct rt_qp - accounting state of one local QP
  * @node: entry in the table by @key
  * @tx_node: entry in the transmit table by @txkey, when @tx_linked
  * @list: entry in rt_qp_list (RCU), for dumps and verification
  * @key: device and QP number
- * @txkey: how sent packets find this QP
+ * @peer_seq: orders the changes of @type, @type_known, @rqpn_known and
+ *	@txkey (under rt_qp_lock) against the packet path's lockless reads
+ *	of a linked entry (rt_qp_peer())
+ * @txkey: how sent packets find this QP; its remote QP and address are
+ *	the peer that received packets must come from.  A pending entry of
+ *	received packets holds their source address in @txkey.daddr and
+ *	their opcode (the first one: all have its transport) in
+ *	@txkey.rqpn
  * @tx_linked: @tx_node is in the transmit table
  * @verified: the RDMA core's resource tracking knows the QP
  * @type: enum ib_qp_type, valid when @type_known
@@ -334,6 +401,7 @@ struct rt_qp {
 	struct rhash_head tx_node;
 	struct list_head list;
 	struct rt_qp_key key;
+	seqcount_spinlock_t peer_seq;
 	struct rt_qp_txkey txkey;
 	bool tx_linked;
 	bool verified;
@@ -482,13 +550,21 @@ struct rt_qppend {
  * @rp_p: the reaction point's parameters, each read on its own
  * @pend: QP numbers seen in packets, awaiting verification
  * @tpend: remote QPs of sent packets, awaiting their local QP
- * @overflow: a packet was counted as unattributed at once because every
- *	pending entry was in use (QP_DEGRADED)
+ * @overflow_ns: CLOCK_MONOTONIC (coarse) time a packet was last counted
+ *	as unattributed at once because every pending entry was in use, 0
+ *	before the first (QP_DEGRADED, see rt_qppend_degraded())
+ * @want_peer: a packet came for a connected QP whose peer is not known:
+ *	the next verification asks the RDMA core (rocetune_qptrack.c)
+ * @rx_bad: received packets software RoCE drops, counted on no QP, by
+ *	enum rt_bad (RT_BAD_HDR, RT_BAD_ICRC, RT_BAD_PEER)
  * @retired: pending entries taken out of their slots, settled after an RCU
  *	grace period (rocetune_qppend.c; verification work only)
  * @scan_next: the next resource tracking id the scan for QPs that have no
  *	entry looks at (verification work only)
  * @scan_hi: the highest QP number the scan found (verification work only)
+ * @dest_next: the QP number from which the next verification asks the
+ *	RDMA core again for the peers of connected-type QPs that had none
+ *	(verification work only)
  * @rcu: deferred free
  * @ifindex: ifindex of each port's netdev in the initial network namespace
  *	(where the hooks are), by port number, 0 for none; taken when the
@@ -520,10 +596,13 @@ struct rt_qpdev {
 	struct rt_rp_params rp_p;
 	struct rt_qppend pend;
 	struct rt_qppend tpend;
-	bool overflow;
+	u64 overflow_ns;
+	bool want_peer;
+	atomic64_t rx_bad[RT_BAD_PEER + 1];
 	struct list_head retired;
 	u32 scan_next;
 	u32 scan_hi;
+	u32 dest_next;
 	struct rcu_head rcu;
 	int ifindex[];
 };
@@ -587,9 +666,15 @@ bool rt_qp_hooks(void);
 int rt_nf_register(void);
 void rt_nf_unregister(void);
 
+/* rocetune_icrc.c */
+bool rt_icrc(const struct sk_buff *skb, unsigned int ip_hlen,
+	     unsigned int end, u32 *icrc);
+bool rt_icrc_ok(const struct sk_buff *skb, const struct rt_pkt *pkt);
+
 /* rocetune_np.c */
 void rt_np_rx(struct net *net, const struct net_device *in,
 	      struct rt_qpdev *qd, struct rt_qp *qp, const struct rt_pkt *pkt);
+void rt_np_ce_unanswered(struct rt_qpdev *qd, const struct rt_pkt *pkt);
 
 /* rocetune_rp.c */
 void rt_rp_cnp(struct rt_qpdev *qd, struct rt_qp *qp);
@@ -613,7 +698,9 @@ void rt_qptrack_set_period(u32 ms);
 /* rocetune_qppend.c */
 int rt_qppend_init(struct rt_qpdev *qd);
 void rt_qppend_fini(struct rt_qpdev *qd);
-struct rt_qp *rt_qppend_get(struct rt_qpdev *qd, u32 qpn);
+struct rt_qp *rt_qppend_get(struct rt_qpdev *qd, u32 qpn,
+			    const struct rt_pkt *pkt);
+bool rt_qppend_degraded(struct rt_qpdev *qd);
 struct rt_qp *rt_qppend_find_tx(struct rt_qpdev *qd, u32 rqpn,
 				const u8 *daddr);
 struct rt_qp *rt_qppend_get_tx(struct rt_qpdev *qd, u32 rqpn,
@@ -652,7 +739,7 @@ struct rt_qp *rt_qp_alloc(struct rt_qpdev *qd, u32 qpn, gfp_t gfp);
 int rt_qp_adopt(struct rt_qp *qp);
 struct rt_qp *rt_qp_lookup_tx(struct rt_qpdev *qd, u32 rqpn,
 			      const u8 *daddr);
-bool rt_qp_remote(struct rt_qp *qp, u32 *rqpn);
+enum rt_peer_kind rt_qp_peer(struct rt_qp *qp, struct rt_qp_peer *peer);
 bool rt_qp_psn_advance(struct rt_qp *qp, u64 psn);
 void rt_qp_account(struct rt_qp *qp, const struct rt_pkt *pkt, bool tx);
 void rt_qp_connected(struct rt_qpdev *qd, struct ib_qp *ibqp, u32 rqpn,

@@ -27,6 +27,7 @@
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/ktime.h>
 #include <linux/list.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
@@ -86,6 +87,7 @@ static struct rt_qp *rt_qppend_claim(struct rt_qpdev *qd, struct rt_qppend *pd,
 				     u32 qpn, const struct rt_qp_txkey *tk)
 {
 	struct rt_qp *qp, *free = NULL;
+	u64 now;
 	int i;
 
 	for (i = 0; i < RT_QP_PEND_MAX; i++) {
@@ -122,22 +124,55 @@ out:
 	if (qp)
 		return qp;
 full:
-	if (!READ_ONCE(qd->overflow))
-		WRITE_ONCE(qd->overflow, true);
+	now = ktime_get_coarse_ns();
+	if (READ_ONCE(qd->overflow_ns) != now)
+		WRITE_ONCE(qd->overflow_ns, now);
 	return NULL;
+}
+
+/**
+ * rt_qppend_degraded - did pending entries run out lately (QP_DEGRADED)
+ * @qd: the device
+ *
+ * Recent is within two verification periods, and at least two seconds:
+ * once packets for unknown QPs stop coming faster than the verification
+ * settles them, the device recovers by itself.
+ *
+ * Return: true when a packet was counted as unattributed for want of a
+ * pending entry that recently.
+ */
+bool rt_qppend_degraded(struct rt_qpdev *qd)
+{
+	u64 last = READ_ONCE(qd->overflow_ns);
+	u64 span = max_t(u64, 2ULL * rt_qptrack_period() * NSEC_PER_MSEC,
+			 2 * NSEC_PER_SEC);
+
+	return last && ktime_get_coarse_ns() - last < span;
 }
 
 /**
  * rt_qppend_get - the pending entry of a local QP number, claiming one
  * @qd: the device
- * @qpn: the QP number, which has no entry in the table
+ * @qpn: the QP number, which has no entry in the table, or whose entry
+ *	does not know its peer yet
+ * @pkt: a received packet, or NULL for a sent one: received packets wait
+ *	in an entry per source address and transport (a CNP apart), which the
+ *	verification judges against the QP's type and peer
  *
  * Context: rcu_read_lock() held, any context.
  * Return: the entry, or NULL when every pending entry is in use.
  */
-struct rt_qp *rt_qppend_get(struct rt_qpdev *qd, u32 qpn)
+struct rt_qp *rt_qppend_get(struct rt_qpdev *qd, u32 qpn,
+			    const struct rt_pkt *pkt)
 {
-	return rt_qppend_claim(qd, &qd->pend, qpn, NULL);
+	struct rt_qp_txkey tk = { .dev = qd->index, .rqpn = RT_QPN_NONE };
+
+	if (pkt) {
+		memcpy(tk.daddr, pkt->saddr, sizeof(tk.daddr));
+		tk.rqpn = pkt->opcode == RT_OP_CNP ? RT_OP_CNP :
+			  RT_OP_TRANSPORT(pkt->opcode);
+	}
+	return rt_qppend_claim(qd, &qd->pend, qpn, &tk);
 }
 
 /**
@@ -236,13 +271,17 @@ unsigned int rt_qppend_count_tx(struct rt_qpdev *qd)
 /*
  * What becomes of a pending entry the verification took out of its slot:
  * its packets go to the table entry of QP number @dst (a packet raced with
- * the QP's entry appearing, or a sent packet's local QP became known), or
- * with @dst RT_QPN_NONE to the device's unattributed counts.
+ * the QP's entry appearing, a sent packet's local QP became known, or a
+ * connected QP's peer was confirmed), or with @dst RT_QPN_NONE to the
+ * device's unattributed counts; with @bad, its received packets are ones
+ * software RoCE drops (not from the QP's peer, or an opcode the QP's type
+ * does not take) and go to the device's count of that reason.
  */
 struct rt_qppend_out {
 	struct list_head node;
 	struct rt_qp *qp;
 	u32 dst;
+	enum rt_bad bad;
 	unsigned long gp;
 };
 
@@ -286,7 +325,12 @@ static void rt_qppend_reap(struct rt_qpdev *qd, bool all)
 		dst = NULL;
 		if (o->dst != RT_QPN_NONE)
 			dst = rt_qp_lookup(qd->index, o->dst);
-		if (dst) {
+		if (o->bad != RT_GOOD) {
+			atomic64_add(atomic64_read(rt_qp_cnt(o->qp, RT_QPC_RX_PKTS)),
+				     &qd->rx_bad[o->bad]);
+			atomic64_add(atomic64_read(rt_qp_cnt(o->qp, RT_QPC_TX_PKTS)),
+				     &qd->unattr_tx);
+		} else if (dst) {
 			rt_qppend_merge(dst, o->qp);
 		} else {
 			atomic64_add(atomic64_read(rt_qp_cnt(o->qp, RT_QPC_RX_PKTS)),
@@ -317,12 +361,45 @@ static void rt_qppend_fold(struct rt_qpdev *qd, struct list_head *out)
 }
 
 /*
- * Look the number of a claimed entry up in the RDMA core: a real QP's
- * entry learns its type and owner and moves into the table.  @pd->lock
- * held.  Return: 0 when it moved, else what rt_qp_adopt() says, or
- * -ENOENT when no such QP exists.
+ * May the QP @ibqp take the received packets that its pending entry @qp
+ * counted (drivers/infiniband/sw/rxe/rxe_recv.c, check_type_state() and
+ * check_addr(), Linux 6.1): their transport fits the QP's type, and a
+ * connected QP is connected (RTR to SQD) to the address they came from.
+ * Sent packets are the QP's own.  Return: RT_GOOD, RT_BAD_HDR or
+ * RT_BAD_PEER.
  */
-static int rt_qppend_promote(struct rt_qpdev *qd, struct rt_qp *qp)
+static enum rt_bad rt_qppend_admit(struct ib_qp *ibqp, struct rt_qp *qp)
+{
+	struct ib_qp_init_attr init;
+	struct ib_qp_attr attr = {};
+	const u8 *dgid;
+
+	if (qp->txkey.rqpn == RT_QPN_NONE)
+		return RT_GOOD;
+	if (!rt_op_fits(qp->txkey.rqpn, ibqp->qp_type))
+		return RT_BAD_HDR;
+	if (ibqp->qp_type != IB_QPT_RC && ibqp->qp_type != IB_QPT_UC)
+		return RT_GOOD;
+	if (ib_query_qp(ibqp, &attr, IB_QP_STATE | IB_QP_AV, &init) ||
+	    attr.qp_state < IB_QPS_RTR || attr.qp_state > IB_QPS_SQD ||
+	    !(rdma_ah_get_ah_flags(&attr.ah_attr) & IB_AH_GRH))
+		return RT_BAD_PEER;
+	dgid = rdma_ah_read_grh(&attr.ah_attr)->dgid.raw;
+	if (memcmp(dgid, qp->txkey.daddr, sizeof(qp->txkey.daddr)))
+		return RT_BAD_PEER;
+	return RT_GOOD;
+}
+
+/*
+ * Look the number of a claimed entry up in the RDMA core: a real QP's
+ * entry learns its type and owner and moves into the table, if the QP
+ * takes its packets.  The entry is out of its slot; packets that found it
+ * before may still count on it.  Return: 0 when it moved, else what
+ * rt_qp_adopt() says, -ENOENT when no such QP exists, or -EACCES when the
+ * QP does not take its packets (*@bad says why).
+ */
+static int rt_qppend_promote(struct rt_qpdev *qd, struct rt_qp *qp,
+			     enum rt_bad *bad)
 {
 	struct rdma_restrack_entry *res;
 	struct ib_qp *ibqp;
@@ -332,12 +409,19 @@ static int rt_qppend_promote(struct rt_qpdev *qd, struct rt_qp *qp)
 	if (IS_ERR(res))
 		return -ENOENT;
 	ibqp = container_of(res, struct ib_qp, res);
+	*bad = rt_qppend_admit(ibqp, qp);
+	if (*bad != RT_GOOD) {
+		rdma_restrack_put(res);
+		return -EACCES;
+	}
 	qp->type = ibqp->qp_type;
 	qp->type_known = true;
 	if (ibqp->port)
 		qp->port = ibqp->port;
 	rt_qp_owner(qp, ibqp);
 	qp->ident = ibqp;
+	/* The entry's peer is the verification's to learn. */
+	memset(&qp->txkey, 0, sizeof(qp->txkey));
 	/* Not verified yet: the verification also learns its destination. */
 	err = rt_qp_adopt(qp);
 	rdma_restrack_put(res);
@@ -398,6 +482,7 @@ bool rt_qppend_verify(struct rt_qpdev *qd)
 	struct rt_qp *qp, *fresh;
 	LIST_HEAD(out);
 	bool any = false;
+	enum rt_bad bad;
 	int i, err;
 
 	lockdep_assert_held(&rt_qpdev_mutex);
@@ -411,8 +496,10 @@ bool rt_qppend_verify(struct rt_qpdev *qd)
 			break;
 		spin_lock_bh(&pd->lock);
 		qp = rt_qppend_swap(pd, i, fresh);
-		err = qp ? rt_qppend_promote(qd, qp) : -ENOENT;
 		spin_unlock_bh(&pd->lock);
+		/* ib_query_qp() may sleep: out of the slot's lock. */
+		bad = RT_GOOD;
+		err = qp ? rt_qppend_promote(qd, qp, &bad) : -ENOENT;
 		any = true;
 		if (!qp || !err) {
 			kfree(o);
@@ -420,6 +507,7 @@ bool rt_qppend_verify(struct rt_qpdev *qd)
 		}
 		o->qp = qp;
 		o->dst = err == -EEXIST ? qp->key.qpn : RT_QPN_NONE;
+		o->bad = bad;
 		list_add_tail(&o->node, &out);
 	}
 	if (!list_empty(&out))
@@ -472,6 +560,7 @@ bool rt_qppend_verify_tx(struct rt_qpdev *qd, u64 max_age_ns)
 		o->qp = rt_qppend_swap(pd, i, fresh);
 		spin_unlock_bh(&pd->lock);
 		o->dst = to;
+		o->bad = RT_GOOD;
 		list_add_tail(&o->node, &out);
 	}
 	if (!list_empty(&out))

@@ -59,6 +59,14 @@ static bool rt_qptrack_live;
 
 /* Verification ------------------------------------------------------------- */
 
+/*
+ * Connected-type QPs whose peer is not known (not connected when the
+ * verification first saw them) that a run asks again, per device, in
+ * QP number order from where the last run stopped; packets for such a
+ * QP ask at once (rt_qpdev.want_peer).
+ */
+#define RT_QP_DEST_BUDGET	256
+
 /* What a run of the work over one device needs. */
 struct rt_qptrack_run {
 	struct rt_qpdev *qd;
@@ -67,6 +75,8 @@ struct rt_qptrack_run {
 	struct ib_qp_init_attr init;
 	/* Sent packets wait for their QP: ask connected QPs' destinations. */
 	bool want_dest;
+	/* Destinations the run may still ask without a packet's reason. */
+	unsigned int dest_budget;
 };
 
 /*
@@ -118,7 +128,10 @@ static bool rt_qptrack_verify(struct rt_qptrack_run *r, u32 qpn)
 	rcu_read_lock();
 	qp = rt_qp_lookup(qd->index, qpn);
 	verified = qp && READ_ONCE(qp->verified);
-	need_dest = qp && !READ_ONCE(qp->rqpn_known);
+	need_dest = qp && !READ_ONCE(qp->rqpn_known) &&
+		    (!READ_ONCE(qp->type_known) ||
+		     READ_ONCE(qp->type) == IB_QPT_RC ||
+		     READ_ONCE(qp->type) == IB_QPT_UC);
 	dead_ns = qp ? READ_ONCE(qp->dead_ns) : 0;
 	ident = qp ? READ_ONCE(qp->ident) : NULL;
 	rcu_read_unlock();
@@ -141,8 +154,14 @@ static bool rt_qptrack_verify(struct rt_qptrack_run *r, u32 qpn)
 		rt_qp_forget(qd->index, qpn);
 		return false;
 	}
-	rt_qptrack_learn(r, ibqp, !verified, need_dest &&
-			 (!verified || r->want_dest));
+	if (need_dest && verified && !r->want_dest) {
+		/* Idle since it was seen unconnected: ask some each run. */
+		if (qpn < qd->dest_next || !r->dest_budget)
+			need_dest = false;
+		else if (!--r->dest_budget)
+			qd->dest_next = qpn + 1;
+	}
+	rt_qptrack_learn(r, ibqp, !verified, need_dest);
 	rdma_restrack_put(res);
 	if (qpn < RT_QPN_LIMIT && qpn > qd->scan_hi)
 		qd->scan_hi = qpn;
@@ -245,11 +264,17 @@ static void rt_qptrack_dev(struct rt_qptrack_run *r)
 	u32 qpn;
 
 	rt_qppend_verify(qd);
-	r->want_dest = rt_qppend_count_tx(qd) > 0;
+	/* Sent packets wait for their QP, or received ones for its peer. */
+	r->want_dest = rt_qppend_count_tx(qd) > 0 ||
+		       xchg(&qd->want_peer, false);
+	r->dest_budget = RT_QP_DEST_BUDGET;
 	for (qpn = 0; rt_qp_next_entry(qd->index, &qpn); qpn++) {
 		live += rt_qptrack_verify(r, qpn);
 		cond_resched();
 	}
+	/* All asked that were due: the next run starts from the lowest. */
+	if (r->dest_budget)
+		qd->dest_next = 0;
 	rt_qptrack_scan(r, live);
 	rt_qppend_verify_tx(qd, (u64)RT_QP_TXPEND_PERIODS *
 			    rt_qptrack_period() * NSEC_PER_MSEC);
@@ -324,10 +349,11 @@ static void rt_qptrack_quick_fn(struct work_struct *work)
 			continue;
 		r->qd = qd;
 		/*
-		 * Sent packets wait for their QP: a whole run (which scans
-		 * for new QPs); rare, as only the device's own packets do.
+		 * Sent packets wait for their QP, or received packets for a
+		 * connected QP's peer: a whole run (which scans for new QPs
+		 * and asks connected QPs for their destination).
 		 */
-		if (rt_qppend_count_tx(qd))
+		if (rt_qppend_count_tx(qd) || READ_ONCE(qd->want_peer))
 			rt_qptrack_dev(r);
 		else
 			rt_qppend_verify(qd);

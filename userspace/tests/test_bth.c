@@ -169,6 +169,121 @@ static void request_opcodes(void **state)
 	assert_false(rt_op_is_request(RT_OP_CNP));
 }
 
+/*
+ * A packet of @op with @ulen bytes of UDP (header included) and its IP
+ * length to match, parsed.
+ */
+static void parse_len(uint8_t *b, struct rt_pkt *p, uint8_t op,
+		      unsigned int ulen)
+{
+	build_v4(b, 0, op, 0x11, 0, 0);
+	b[2] = (20 + ulen) >> 8;
+	b[3] = (20 + ulen) & 0xff;
+	b[24] = ulen >> 8;
+	b[25] = ulen & 0xff;
+	b[28 + 2] = 0xff;		/* P_Key 0xffff */
+	b[28 + 3] = 0xff;
+	assert_int_equal(rt_parse_roce(b, 64, p), 1);
+}
+
+/* The header rules of software RoCE, one by one, at their boundaries. */
+static void header_rules(void **state)
+{
+	uint8_t b[64];
+	struct rt_pkt p;
+
+	(void)state;
+	/* RC SEND_ONLY: BTH and ICRC, 24 bytes of UDP at the least. */
+	parse_len(b, &p, 0x04, 8 + 12 + 4);
+	assert_int_equal(rt_check_hdr(&p, false), RT_GOOD);
+	parse_len(b, &p, 0x04, 8 + 12 + 3);
+	assert_int_equal(rt_check_hdr(&p, false), RT_BAD_HDR);
+	/* A bare BTH, no ICRC: what a naive forger sends. */
+	parse_len(b, &p, RT_OP_CNP, 8 + 12);
+	assert_int_equal(rt_check_hdr(&p, false), RT_BAD_HDR);
+	/* A CNP is exactly BTH, 16 reserved bytes and the ICRC. */
+	parse_len(b, &p, RT_OP_CNP, 8 + 32);
+	assert_int_equal(rt_check_hdr(&p, false), RT_GOOD);
+	parse_len(b, &p, RT_OP_CNP, 8 + 36);
+	assert_int_equal(rt_check_hdr(&p, false), RT_BAD_HDR);
+	/* RDMA WRITE ONLY carries a RETH: 16 bytes more. */
+	parse_len(b, &p, 0x0a, 8 + 12 + 4);
+	assert_int_equal(rt_check_hdr(&p, false), RT_BAD_HDR);
+	parse_len(b, &p, 0x0a, 8 + 28 + 4);
+	assert_int_equal(rt_check_hdr(&p, false), RT_GOOD);
+	/* UD SEND_ONLY carries a DETH. */
+	parse_len(b, &p, 0x64, 8 + 12 + 4);
+	assert_int_equal(rt_check_hdr(&p, false), RT_BAD_HDR);
+	parse_len(b, &p, 0x64, 8 + 20 + 4);
+	assert_int_equal(rt_check_hdr(&p, false), RT_GOOD);
+	/* The pad counts against the payload. */
+	parse_len(b, &p, 0x04, 8 + 12 + 4);
+	b[28 + 1] = 0x30;		/* pad 3 */
+	assert_int_equal(rt_parse_roce(b, 64, &p), 1);
+	assert_int_equal(p.pad, 3);
+	assert_int_equal(rt_check_hdr(&p, false), RT_BAD_HDR);
+	/* BTH version 1. */
+	parse_len(b, &p, 0x04, 8 + 16);
+	b[28 + 1] = 0x01;
+	assert_int_equal(rt_parse_roce(b, 64, &p), 1);
+	assert_int_equal(rt_check_hdr(&p, false), RT_BAD_HDR);
+	/* P_Key: the default 0x7fff or 0xffff only. */
+	parse_len(b, &p, 0x04, 8 + 16);
+	b[28 + 2] = 0x7f;
+	assert_int_equal(rt_parse_roce(b, 64, &p), 1);
+	assert_int_equal(rt_check_hdr(&p, false), RT_GOOD);
+	b[28 + 2] = 0x12;
+	b[28 + 3] = 0x34;
+	assert_int_equal(rt_parse_roce(b, 64, &p), 1);
+	assert_int_equal(p.pkey, 0x1234);
+	assert_int_equal(rt_check_hdr(&p, false), RT_BAD_HDR);
+	/* Destination QP 0. */
+	parse_len(b, &p, 0x04, 8 + 16);
+	b[28 + 7] = 0;
+	assert_int_equal(rt_parse_roce(b, 64, &p), 1);
+	assert_int_equal(rt_check_hdr(&p, false), RT_BAD_HDR);
+	/* A UDP length beyond the IP length; one short of it is fine. */
+	parse_len(b, &p, 0x04, 8 + 16);
+	b[25] += 4;
+	assert_int_equal(rt_parse_roce(b, 64, &p), 1);
+	assert_int_equal(rt_check_hdr(&p, false), RT_BAD_HDR);
+	/* IPv4 options: the ICRC covers a 20-byte header only. */
+	parse_len(b, &p, 0x04, 8 + 16);
+	p.ip_hlen = 24;
+	assert_int_equal(rt_check_hdr(&p, false), RT_BAD_HDR);
+	/* Opcodes rxe does not take; FLUSH only from 6.2. */
+	parse_len(b, &p, 0x15, 8 + 40);
+	assert_int_equal(rt_check_hdr(&p, false), RT_BAD_HDR);
+	parse_len(b, &p, 0x40, 8 + 40);		/* RD */
+	assert_int_equal(rt_check_hdr(&p, false), RT_BAD_HDR);
+	parse_len(b, &p, 0x2c, 8 + 40);		/* UC: no READ */
+	assert_int_equal(rt_check_hdr(&p, false), RT_BAD_HDR);
+	parse_len(b, &p, 0x1c, 8 + 36);
+	assert_int_equal(rt_check_hdr(&p, false), RT_BAD_HDR);
+	assert_int_equal(rt_check_hdr(&p, true), RT_GOOD);
+}
+
+/* The transport headers of each opcode rxe takes (IBA chapter 9). */
+static void opcode_lengths(void **state)
+{
+	(void)state;
+	assert_int_equal(rt_op_hdr_len(0x00, false), 12);	/* SEND_FIRST */
+	assert_int_equal(rt_op_hdr_len(0x05, false), 16);	/* SEND_ONLY_IMM */
+	assert_int_equal(rt_op_hdr_len(0x06, false), 28);	/* WRITE_FIRST */
+	assert_int_equal(rt_op_hdr_len(0x0b, false), 32);	/* WRITE_ONLY_IMM */
+	assert_int_equal(rt_op_hdr_len(0x0c, false), 28);	/* READ_REQUEST */
+	assert_int_equal(rt_op_hdr_len(0x11, false), 16);	/* ACK */
+	assert_int_equal(rt_op_hdr_len(0x12, false), 24);	/* ATOMIC_ACK */
+	assert_int_equal(rt_op_hdr_len(0x13, false), 40);	/* CMP_SWAP */
+	assert_int_equal(rt_op_hdr_len(0x17, false), 16);	/* SEND_ONLY_INV */
+	assert_int_equal(rt_op_hdr_len(0x18, false), 0);
+	assert_int_equal(rt_op_hdr_len(0x2b, false), 32);	/* UC WRITE_ONLY_IMM */
+	assert_int_equal(rt_op_hdr_len(0x65, false), 24);	/* UD SEND_ONLY_IMM */
+	assert_int_equal(rt_op_hdr_len(0x66, false), 0);
+	assert_int_equal(rt_op_hdr_len(0x80, false), 0);
+	assert_int_equal(rt_op_hdr_len(0xff, false), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -179,6 +294,8 @@ int main(void)
 		cmocka_unit_test(rejects_non_roce),
 		cmocka_unit_test(psn_serial_order),
 		cmocka_unit_test(request_opcodes),
+		cmocka_unit_test(header_rules),
+		cmocka_unit_test(opcode_lengths),
 	};
 
 	return cmocka_run_group_tests_name("rocetune_bth", tests, NULL, NULL);

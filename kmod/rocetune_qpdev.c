@@ -11,6 +11,7 @@
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/delay.h>
 #include <linux/netdevice.h>
 #include <linux/rculist.h>
 #include <linux/slab.h>
@@ -215,14 +216,22 @@ int rt_qp_acct_set(struct rt_qpdev *qd, bool on)
 				return err;
 		}
 		rt_qp_nacct++;
-		WRITE_ONCE(qd->overflow, false);
+		WRITE_ONCE(qd->overflow_ns, 0);
 		WRITE_ONCE(qd->acct, true);
 		/* Learn the device's QPs. */
 		rt_qptrack_wake();
 		return 0;
 	}
 	WRITE_ONCE(qd->np, false);
-	WRITE_ONCE(qd->rp, false);
+	if (qd->rp) {
+		/*
+		 * The hooks keep the packets of paced QPs behind those still
+		 * queued until their departure times have passed: at most the
+		 * horizon from now (rt_rp_tx()).
+		 */
+		WRITE_ONCE(qd->rp, false);
+		msleep(DIV_ROUND_UP(RT_RP_HORIZON_NS, NSEC_PER_MSEC) + 1);
+	}
 	WRITE_ONCE(qd->acct, false);
 	/* Waits for the hooks running, so that none finds @qd after it. */
 	if (!--rt_qp_nacct)

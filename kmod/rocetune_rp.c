@@ -290,7 +290,11 @@ static void rt_rp_set_departure(struct sk_buff *skb, u64 t)
  * Advances the QP's recovery; when the QP is paced, sets the packet's
  * departure time.  A QP that retransmits is not paced for
  * RT_RP_RETX_HOLD_NS after its last retransmitted packet (its rate state
- * is kept).  The packet is never dropped.
+ * is kept).  Whenever pacing stops (recovered, held, the RP or the QP
+ * gone), the QP's packets keep getting the departure time of the last
+ * paced one until it has passed: a packet without one would overtake
+ * those still queued.  The packet is never dropped.  Called while the
+ * device's RP is on, or the QP has such a tail (the RP was turned off).
  *
  * Context: rcu_read_lock() held, any context (the transmit hook).
  */
@@ -302,11 +306,14 @@ void rt_rp_tx(struct rt_qpdev *qd, struct rt_qp *qp, struct sk_buff *skb)
 	u64 now, t = 0;
 
 	/* Unlocked peek: the common case of a QP that never had a CNP. */
-	if (!READ_ONCE(rp->paced) && retx == READ_ONCE(rp->retx))
+	if (!READ_ONCE(rp->paced) && !READ_ONCE(rp->tail) &&
+	    retx == READ_ONCE(rp->retx))
 		return;
 	rt_rp_params_get(qd, &p);
 	now = ktime_get_ns();
 	spin_lock_bh(&rp->lock);
+	if (rp->paced && !READ_ONCE(qd->rp))
+		rt_rp_unpace(rp, &p);
 	if (retx != rp->retx) {
 		rp->retx = retx;
 		/* Retransmitting: not paced for a while, the rate kept. */
@@ -332,6 +339,12 @@ void rt_rp_tx(struct rt_qpdev *qd, struct rt_qp *qp, struct sk_buff *skb)
 	rp->next_ns = t + div64_u64((u64)skb->len * 8 * NSEC_PER_SEC,
 				    max(rp->rc, RT_RP_MBPS(RT_RP_FLOOR_MBPS)));
 out:
+	/* Behind the packets still queued, never before them. */
+	if (rp->tail && rp->last_ns > max(t, now))
+		t = rp->last_ns;
+	WRITE_ONCE(rp->tail, t > now);
+	if (t > now)
+		rp->last_ns = t;
 	spin_unlock_bh(&rp->lock);
 	if (t > now)
 		rt_rp_set_departure(skb, t);

@@ -95,6 +95,7 @@ check-long:
 vm-test:
 	scripts/build-kmod.sh $(VM_KVER)
 	$(MAKE) -C userspace
+	$(MAKE) -C selftests helpers
 	selftests/vm/run.sh -k $(VM_KVER) $(TESTS)
 
 vm-shell:

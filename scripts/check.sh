@@ -218,6 +218,7 @@ together 'step "checkpatch --strict" scripts/checkpatch.sh' \
 step "uapi header and YNL spec agree" scripts/spec-check.py
 step "userspace build -Werror" make -j"$(nproc)" -C userspace
 step "bench helpers build -Werror" make -j"$(nproc)" -C bench
+step "selftest helpers build -Werror" make -j"$(nproc)" -C selftests helpers
 tap_step "userspace unit tests (ASan, UBSan)" - make -s -j"$(nproc)" -C userspace test
 # Installed as a system component (selftests/system/): make install and
 # make dkms-install (dkms add, build, install for each kernel) in a sysroot;

@@ -3,9 +3,10 @@
 #
 # Per-QP accounting dumps: top-K, the change since a top-K sample and delta
 # dumps (QPs changed since a generation).  The QPs are real but idle: RC
-# QPs of ibv_rc_pingpong servers on rxe1 waiting for a client.  Their
-# packets are injected (rt_qp.py inject: a BTH naming the QP, which rxe
-# drops and the module counts), so that each QP gets an exact number.
+# QPs of rxe1 that rt_qpair holds connected to QPs of rxe0.  Their packets
+# are injected (rt_qp.py inject: valid RC SENDs from the peer's address,
+# which rxe takes and answers with an RNR NAK, as no receive is posted),
+# so that each QP gets an exact number.
 # Also who is told a QP's owner: only callers with CAP_NET_ADMIN, as their
 # PID namespace sees it; and that a dump across a change of the QPs or of
 # the devices is marked NLM_F_DUMP_INTR, and the CLI then runs it again.
@@ -22,28 +23,22 @@ IDLE_QPNS=()
 idle_known() {
 	rt_qp dump --dev "$RT_RXE1" |
 		jq -e --argjson want "[$(IFS=,; echo "${IDLE_QPNS[*]}")]" \
-			'$want - [.[].qpn] == []' > /dev/null
+			'$want - [.[] | select(.remote_qpn != null) | .qpn] == []' > /dev/null
 }
 
-# idle_start N: N ibv_rc_pingpong servers on rxe1, each holding an RC QP
-# and waiting for its client; their QP numbers go to IDLE_QPNS, ascending.
-# It returns once the module has their entries: its verification learns a
-# QP within a period or two; a dump does not list it before that.
+# idle_start N: N RC QPs on rxe1, each connected to one of rxe0 and idle
+# (one rt_qpair process); their QP numbers go to IDLE_QPNS, ascending.
+# It returns once the module has their entries with their peers: its
+# verification learns a QP within a period or two; a dump does not list
+# it before that.
 idle_start() {
-	local i
+	local log=$OUT/idle-qpair.log
 
-	# All at once: each creates its QP before it listens.
-	for ((i = 0; i < $1; i++)); do
-		ibv_rc_pingpong -d "$RT_RXE1" -g "$G1" -p $((PORT + 10 + i)) \
-			> /dev/null 2>&1 &
-		IDLE_PIDS+=($!)
-	done
-	for ((i = 0; i < $1; i++)); do
-		wait_for 30 rt_port_listening $((PORT + 10 + i)) || return 1
-	done
-	mapfile -t IDLE_QPNS < <(rdma -j res show qp |
-		jq -r ".[] | select(.ifname == \"$RT_RXE1\" and .comm == \"ibv_rc_pingpong\") | .lqpn" |
-		sort -n)
+	"$RT_TOP/build/selftests/rt_qpair" -n "$1" -g "$G0" "$RT_RXE0" "$RT_RXE1" \
+		> "$log" 2>&1 &
+	IDLE_PIDS+=($!)
+	wait_for 30 grep -q '^ready$' "$log" || return 1
+	mapfile -t IDLE_QPNS < <(awk 'NF == 2 { print $2 }' "$log" | sort -n)
 	[ "${#IDLE_QPNS[@]}" = "$1" ] && wait_for 10 idle_known
 }
 
@@ -55,7 +50,8 @@ idle_stop() {
 	IDLE_QPNS=()
 }
 
-# inject QPN COUNT: COUNT packets from rxe0's address to rxe1's QP QPN.
+# inject QPN COUNT: COUNT packets from rxe0's address (the peer) to rxe1's
+# QP QPN.
 inject() {
 	rt_qp inject --src "$RT_IP0" --dst "$RT_IP1" --qpn "$1" --count "$2"
 }
@@ -72,7 +68,7 @@ top_k_and_delta() {
 	qp_reload
 	check_err $? "cannot load rocetune.ko"
 	idle_start 3
-	check_err $? "cannot start 3 idle ibv_rc_pingpong servers (QPs: ${IDLE_QPNS[*]})"
+	check_err $? "cannot start 3 idle connected QPs (rt_qpair) (QPs: ${IDLE_QPNS[*]})"
 	a=${IDLE_QPNS[0]} b=${IDLE_QPNS[1]} c=${IDLE_QPNS[2]}
 	inject "$a" 2 && inject "$b" 7 && inject "$c" 4
 	check_err $? "the injection failed"
@@ -82,12 +78,12 @@ top_k_and_delta() {
 	check_err $? "top-2 is not $b (7 packets) then $c (4)"
 	gen=$(jq -e '.[0].gen' <<< "$top")
 	check_err $? "no generation in the top-K dump"
-	n=$(rt_qp dump --since "$gen" | jq length)
+	n=$(rt_qp dump --dev "$RT_RXE1" --since "$gen" | jq length)
 	[ "$n" = 0 ]
 	check_err $? "$n QPs changed since generation $gen without traffic"
 	inject "$a" 1
 	check_err $? "the injection failed"
-	n=$(rt_qp dump --since "$gen" | jq -c '[.[].qpn]')
+	n=$(rt_qp dump --dev "$RT_RXE1" --since "$gen" | jq -c '[.[].qpn]')
 	[ "$n" = "[$a]" ]
 	check_err $? "changed since generation $gen: $n, expected [$a]"
 	idle_stop
@@ -101,7 +97,7 @@ top_k_since_sample() {
 	qp_reload
 	check_err $? "cannot load rocetune.ko"
 	idle_start 2
-	check_err $? "cannot start 2 idle ibv_rc_pingpong servers (QPs: ${IDLE_QPNS[*]})"
+	check_err $? "cannot start 2 idle connected QPs (rt_qpair; QPs: ${IDLE_QPNS[*]})"
 	x=${IDLE_QPNS[0]} y=${IDLE_QPNS[1]}
 	# X gets 10, then a top-K dump takes sample S; then X gets 3 more
 	# and Y 5.  By totals X (13) leads; since S, Y (5) leads X (3).
@@ -189,12 +185,12 @@ owners_per_reader() {
 	qp_reload
 	check_err $? "cannot load rocetune.ko"
 	idle_start 1
-	check_err $? "cannot start an idle ibv_rc_pingpong server"
+	check_err $? "cannot start an idle connected QP (rt_qpair)"
 	q=${IDLE_QPNS[0]} pid=${IDLE_PIDS[0]}
 	got=$(rt_qp dump --dev "$RT_RXE1" |
 		jq -c ".[] | select(.qpn == $q) | [.pid, .comm]")
-	[ "$got" = "[$pid,\"ibv_rc_pingpong\"]" ]
-	check_err $? "owner of qpn $q for root: $got, expected [$pid,\"ibv_rc_pingpong\"]"
+	[ "$got" = "[$pid,\"rt_qpair\"]" ]
+	check_err $? "owner of qpn $q for root: $got, expected [$pid,\"rt_qpair\"]"
 	for who in nobody userns pidns; do
 		out=$(genl_as "$who" req qp_get "DEV_NAME:str:$RT_RXE1" \
 			"QPN:u32:$q" --attrs)
@@ -278,7 +274,7 @@ dump_interrupted() {
 	[ -d /sys/module/rocetune ] || qp_reload
 	check_err $? "cannot load rocetune.ko"
 	idle_start 2
-	check_err $? "cannot start 2 idle ibv_rc_pingpong servers"
+	check_err $? "cannot start 2 idle connected QPs (rt_qpair)"
 	out=$(genl_as root req qp_get "DEV_NAME:str:$RT_RXE1" --dump)
 	echo "# an undisturbed dump: $(jq -c '{replies, recvs, intr}' <<< "$out")"
 	[ "$(jq .errno <<< "$out")" = 0 ] && [ "$(jq .replies <<< "$out")" -ge 2 ] &&

@@ -158,25 +158,25 @@ rp_knobs() {
 	log_test "rp knobs: default off, paper/NVIDIA defaults; refusals explained; off with accounting"
 }
 
-# rp_idle_qp PORT: an idle ibv_rc_pingpong server on rxe0 (its PID added
-# to RP_IDLE_PIDS); its QP number in RP_QPN once the module has verified
-# the QP (it knows its owner).  Not in a subshell: RP_IDLE_PIDS must grow.
+# rp_idle_qp: an idle RC QP of rxe0 connected to one of rxe1 (rt_qpair,
+# its PID added to RP_IDLE_PIDS): only a connected QP takes a CNP, from
+# its peer.  Its QP number in RP_QPN once the module has verified the QP
+# and knows its peer.  Not in a subshell: RP_IDLE_PIDS must grow.
 rp_idle_qp() {
-	local pid
+	local log=$OUT/rp-qpair-${#RP_IDLE_PIDS[@]}.log
 
 	RP_QPN=
-	ibv_rc_pingpong -d "$RT_RXE0" -g "$G0" -p "$1" > /dev/null 2>&1 &
-	pid=$!
-	RP_IDLE_PIDS+=("$pid")
-	wait_for 30 rt_port_listening "$1" || return 1
-	RP_QPN=$(rdma -j res show qp link "$RT_RXE0" |
-		jq -e ".[] | select(.pid == $pid) | .lqpn") || return 1
-	wait_for 10 rp_qp_known "$RP_QPN"
+	"$RT_TOP/build/selftests/rt_qpair" -n 1 -g "$G0" "$RT_RXE0" "$RT_RXE1" \
+		> "$log" 2>&1 &
+	RP_IDLE_PIDS+=("$!")
+	wait_for 30 grep -q '^ready$' "$log" || return 1
+	RP_QPN=$(awk 'NF == 2 { print $1; exit }' "$log")
+	[ -n "$RP_QPN" ] && wait_for 10 rp_qp_known "$RP_QPN"
 }
 
 rp_qp_known() {
 	"$RT_CLI" -j qp show dev "$RT_RXE0" qpn "$1" |
-		jq -e '.[0].comm == "ibv_rc_pingpong"' > /dev/null
+		jq -e '.[0].comm == "rt_qpair" and .[0].remote_qpn != null' > /dev/null
 }
 
 # rp_qp_rp QPN: the QP's "cnps cuts rate_kbps target_kbps alpha".
@@ -234,7 +234,7 @@ rp_cut_rules() {
 		rp-initial-alpha 512 rp-rate-reduce-period-us 0 \
 		rp-alpha-period-us 1000000
 	check_err $? "rp on failed"
-	rp_idle_qp $((PORT + 20))
+	rp_idle_qp
 	check_err $? "no idle QP on $RT_RXE0 that the module verified"
 	q=$RP_QPN
 	rp_cnp_step "$q" 1 "750000 1000000 512"
@@ -249,7 +249,7 @@ rp_cut_rules() {
 	check_err $? "CNP 5: factor 100 %"
 	rp_cnp_step "$q" 6 "12000 375000 512" rp-min-dec-factor-pct 0 rp-gd 9
 	check_err $? "CNP 6: GD 9, factor 0"
-	rp_idle_qp $((PORT + 21))
+	rp_idle_qp
 	check_err $? "no second idle QP on $RT_RXE0"
 	r=$RP_QPN
 	rp_cnp_step "$r" 1 "100000 100000 512" rp-rate-first-cnp-mbps 100

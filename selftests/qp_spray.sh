@@ -27,32 +27,40 @@ FOREIGN_IP=10.0.0.3
 # (default rxe1's address), at most PPS a second (default: at once), half of them RC SEND_ONLY to a random QP number, half UD
 # SEND_ONLY with random destination and DETH source QP numbers.  They leave
 # through rxe0's netdev from a process's socket: not rxe0's packets, not
-# counted as sent by it (rxe sends from kernel sockets).  Not valid RoCE
-# (no ICRC): rxe drops them after the module saw them.  Run in the
-# background with SPRAY_EXEC=exec, the python process is the job itself.
+# counted as sent by it (rxe sends from kernel sockets).  Valid RoCE
+# (rt_forge.py: P_Key, length and ICRC right), so that they reach the
+# pending entries as packets of a real peer would; rxe drops them as for
+# no QP.  Run in the background with SPRAY_EXEC=exec, the python process
+# is the job itself.
 spray() {
 	${SPRAY_EXEC:-} python3 - "$RT_IP0" "${2:-$RT_IP1}" "$1" "$SPRAY_SPORT" \
-		"${3:-0}" <<'EOF'
+		"${3:-0}" "$RT_SELFTESTS" <<'EOF'
 import random
 import socket
 import sys
 import time
 
 src, dst, n, sport, pps = sys.argv[1], sys.argv[2], *map(int, sys.argv[3:6])
+sys.path.insert(0, sys.argv[6])
+import rt_forge  # noqa: E402
+
 rnd = random.Random(4791)
 start = time.monotonic()
 so = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+so.setsockopt(socket.IPPROTO_IP, rt_forge.IP_MTU_DISCOVER,
+              rt_forge.IP_PMTUDISC_DO)
 so.bind((src, sport))
 i = 0
 while n == 0 or i < n:
     i += 1
-    dqpn = rnd.randrange(0x1000, 1 << 24).to_bytes(3, "big")
-    bth = bytes([0x04 if i % 2 else 0x64, 0, 0xff, 0xff, 0]) + dqpn + bytes(4)
+    dqpn = rnd.randrange(0x1000, 1 << 24)
     if i % 2:
-        pkt = bth + bytes(32)
+        pkt = rt_forge.datagram(src, dst, sport, rt_forge.OP_RC_SEND_ONLY,
+                                dqpn, "valid")
     else:
-        sqpn = rnd.randrange(0x1000, 1 << 24).to_bytes(3, "big")
-        pkt = bth + bytes(5) + sqpn + bytes(32)
+        pkt = rt_forge.datagram(src, dst, sport, rt_forge.OP_UD_SEND_ONLY,
+                                dqpn, "valid",
+                                sqpn=rnd.randrange(0x1000, 1 << 24))
     so.sendto(pkt, (dst, 4791))
     if pps and i % 10 == 0:
         time.sleep(max(0, start + i / pps - time.monotonic()))

@@ -499,17 +499,19 @@ def do_check(args):
 
 
 def do_inject(args):
-    """Send @count UDP datagrams to port 4791 whose BTH names QP @qpn, of
-    opcode @opcode (default 0x04, RC SEND only; 0x81 is a CNP, with BECN
-    set); not valid RoCE: no ICRC, so rxe drops them; the observer counts
-    them, and a device's reaction point takes a CNP for its QP."""
+    """Send @count valid RoCEv2 packets (rt_forge.py) to QP @qpn from
+    @src to @dst, of opcode @opcode (default 0x04, RC SEND only; 0x81 is a
+    CNP): software RoCE takes them as if the QP's peer had sent them when
+    @src is the peer's address and the QP is connected."""
+    import rt_forge
     so = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    so.setsockopt(socket.IPPROTO_IP, rt_forge.IP_MTU_DISCOVER,
+                  rt_forge.IP_PMTUDISC_DO)
     so.bind((args.src, 0))
-    becn = 0x40 if args.opcode == 0x81 else 0
-    bth = bytes([args.opcode, 0, 0xff, 0xff, becn]) + \
-        args.qpn.to_bytes(3, "big") + bytes(4)
+    pkt = rt_forge.datagram(args.src, args.dst, so.getsockname()[1],
+                            args.opcode, args.qpn, "valid")
     for _ in range(args.count):
-        so.sendto(bth + bytes(36), (args.dst, 4791))
+        so.sendto(pkt, (args.dst, 4791))
 
 
 def main():

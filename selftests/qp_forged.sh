@@ -1,0 +1,331 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Packets that software RoCE would drop change nothing.  Any process can
+# send RoCEv2 packets from a plain UDP socket (rt_forge.py, run here as an
+# unprivileged user): a bare BTH, a wrong ICRC, P_Key or header version, a
+# source that is not the QP's peer, a CNP to QP 1 or to a UD QP.  rocetune
+# must count on a QP exactly the packets that rxe takes, count the others
+# on the device by why they were dropped, and let none of them cut a rate,
+# trigger a CNP or hold a pending entry for long.
+#
+# The oracle is rxe itself: its port counter rcvd_pkts (rdma statistic)
+# counts the packets that pass its header checks and ICRC
+# (drivers/infiniband/sw/rxe/rxe_recv.c), and the captures count what
+# arrived.  The QPs are rt_qpair's: connected (RTS) and idle, rxe0's QP of
+# each pair the peer of rxe1's.
+
+ALL_TESTS="rxe_agrees forged_cnps_cut_nothing ce_junk_no_cnp"
+
+source "$(dirname "$0")/qp_lib.sh"
+
+QPAIR=$RT_TOP/build/selftests/rt_qpair
+# An address of the first netdev that is no QP's peer.
+FOREIGN_IP=10.0.0.3
+# The forged packets' UDP source port, for the captures.
+FORGE_SPORT=47100
+UNPRIV=nobody
+QPAIR_PIDS=()
+QPAIR_LINES=()
+
+qp_test_cleanup() {
+	qpair_stop
+	ip addr del "$FOREIGN_IP/32" dev "$RT_NETDEV0" 2> /dev/null
+	[ -z "${FORGE_BASE:-}" ] || rm -rf "$FORGE_BASE"
+}
+
+# qpair_start TYPE N: N connected idle QP pairs of TYPE (rc, ud) between
+# rxe0 and rxe1; "QPN0 QPN1" lines appended to QPAIR_LINES.  Returns once
+# the module has each pair's entries, with the peer of RC QPs.
+qpair_start() {
+	local out=$OUT/qpair-$1-${#QPAIR_PIDS[@]}.log
+
+	"$QPAIR" -t "$1" -n "$2" -g "$G0" "$RT_RXE0" "$RT_RXE1" > "$out" 2>&1 &
+	QPAIR_PIDS+=($!)
+	if ! wait_for 60 grep -q '^ready$' "$out"; then
+		echo "# rt_qpair -t $1 not ready in 60 s: $(tr '\n' ' ' < "$out")"
+		return 1
+	fi
+	mapfile -t -O "${#QPAIR_LINES[@]}" QPAIR_LINES < <(grep -v '^ready$' "$out")
+	if ! wait_for 30 qpair_known "$1"; then
+		echo "# the module has not learned the QPs of rt_qpair -t $1 in 30 s"
+		return 1
+	fi
+}
+
+qpair_stop() {
+	[ "${#QPAIR_PIDS[@]}" = 0 ] && return
+	kill "${QPAIR_PIDS[@]}" 2> /dev/null
+	wait "${QPAIR_PIDS[@]}" 2> /dev/null
+	QPAIR_PIDS=()
+	QPAIR_LINES=()
+}
+
+# qpair_known TYPE: the module has an entry of every QP of QPAIR_LINES,
+# with its remote QP for RC.
+qpair_known() {
+	local l a b want=()
+
+	for l in "${QPAIR_LINES[@]}"; do
+		read -r a b <<< "$l"
+		want+=("[\"$RT_RXE0\",$a,$b]" "[\"$RT_RXE1\",$b,$a]")
+	done
+	rt_qp dump | jq -e --arg t "$1" --argjson want "[$(IFS=,; echo "${want[*]}")]" '
+		[.[] | [.dev, .qpn, (if $t == "rc" then .remote_qpn else null end)]] as $have |
+		all($want[]; . as $w | $have | any(. == [$w[0], $w[1],
+			(if $t == "rc" then $w[2] else null end)]))' > /dev/null
+}
+
+# forge ARGS...: rt_forge.py as the unprivileged user.
+forge() {
+	setpriv --reuid="$UNPRIV" --regid=nogroup --clear-groups \
+		python3 "$FORGE_DIR/rt_forge.py" --sport "$FORGE_SPORT" "$@"
+}
+
+# rxe_rcvd DEV: rxe's count of the packets it took (passed its checks).
+rxe_rcvd() {
+	rdma -j statistic show link "$1/1" |
+		jq -e -r '.[0] | (.counters // .)["rcvd_pkts"] // .rcvd_pkts'
+}
+
+# qp_field DEV QPN FIELD: a counter of the module's entry (0 if absent).
+qp_field() {
+	rt_qp dump --dev "$1" | jq -e -r ".[] | select(.qpn == $2) | .$3 // 0"
+}
+
+# bad_sum DEV: the device's dropped packets, all reasons, and unattributed.
+bad_sum() {
+	rt_qp stats | jq -e -r ".[] | select(.dev_name == \"$1\") |
+		.qp_rx_bad_hdr + .qp_rx_bad_icrc + .qp_rx_bad_peer + .qp_unattr_rx"
+}
+
+# forge_cap_start NAME NETDEV: capture the forged packets arriving at NETDEV.
+forge_cap_start() {
+	tcpdump -i "$2" -s 96 -B 65536 -w "$CAP/$1.pcap" \
+		"udp src port $FORGE_SPORT or udp[8] == 0x81" > "$OUT/$1-cap.log" 2>&1 &
+	FCAP_PID=$!
+	wait_for 60 grep -q "listening on" "$OUT/$1-cap.log"
+}
+
+forge_cap_stop() {
+	sleep 1
+	kill -INT "$FCAP_PID" 2> /dev/null
+	wait "$FCAP_PID" 2> /dev/null
+	grep -q '^0 packets dropped by kernel' "$OUT/$1-cap.log"
+}
+
+# cap_count NAME FILTER: packets of capture NAME matching FILTER.
+cap_count() {
+	tcpdump -nr "$CAP/$1.pcap" "$2" 2> /dev/null | wc -l
+}
+
+# Each kind of packet, sent to rxe1's QPs from rxe0's side: the module's
+# counters move exactly as rxe's and the capture's say.
+rxe_agrees() {
+	local a b ua ub r0 r1 s0 s1 q0 q1 u0 u1 n got want arrived bad0 bad1 st
+
+	RET=0
+	qp_reload
+	check_err $? "cannot load rocetune.ko"
+	qpair_start rc 1 && qpair_start ud 1
+	check_err $? "cannot start connected QP pairs (rt_qpair)"
+	read -r a b <<< "${QPAIR_LINES[0]}"
+	read -r ua ub <<< "${QPAIR_LINES[1]}"
+	echo "# RC pair $RT_RXE0 $a <-> $RT_RXE1 $b, UD pair $ua <-> $ub"
+	forge_cap_start agree "$RT_NETDEV1"
+	check_err $? "cannot start the capture"
+	r0=$(rxe_rcvd "$RT_RXE1") && s0=$(rt_qp stats) &&
+		q0=$(qp_field "$RT_RXE1" "$b" rx_pkts) &&
+		u0=$(qp_field "$RT_RXE1" "$ub" rx_pkts)
+	check_err $? "cannot read the counters before"
+	n=20
+	# Taken by rxe: RC SEND from the peer (rxe answers with an RNR NAK:
+	# no receive is posted), UD SEND (dropped later: no receive).
+	forge --src "$RT_IP0" --dst "$RT_IP1" --qpn "$b" --count "$n" &&
+		forge --src "$RT_IP0" --dst "$RT_IP1" --qpn "$ub" --opcode 0x64 --count "$n" &&
+	# Dropped by rxe, each kind.
+		forge --src "$RT_IP0" --dst "$RT_IP1" --qpn "$b" --kind bare --count "$n" &&
+		forge --src "$RT_IP0" --dst "$RT_IP1" --qpn "$b" --kind icrc --count "$n" &&
+		forge --src "$RT_IP0" --dst "$RT_IP1" --qpn "$b" --kind pkey --count "$n" &&
+		forge --src "$RT_IP0" --dst "$RT_IP1" --qpn "$b" --kind tver --count "$n" &&
+		forge --src "$FOREIGN_IP" --dst "$RT_IP1" --qpn "$b" --count "$n" &&
+		forge --src "$RT_IP0" --dst "$RT_IP1" --qpn 1 --count "$n" &&
+		forge --src "$RT_IP0" --dst "$RT_IP1" --qpn "$ub" --opcode 0x81 --count "$n" &&
+		forge --src "$RT_IP0" --dst "$RT_IP1" --qpn "$b" --opcode 0x64 --count "$n"
+	check_err $? "rt_forge.py failed"
+	# The pending entries of the foreign source settle within a period.
+	sleep 2.5
+	forge_cap_stop agree
+	check_err $? "the capture dropped packets"
+	r1=$(rxe_rcvd "$RT_RXE1") && s1=$(rt_qp stats) &&
+		q1=$(qp_field "$RT_RXE1" "$b" rx_pkts) &&
+		u1=$(qp_field "$RT_RXE1" "$ub" rx_pkts)
+	check_err $? "cannot read the counters after"
+	arrived=$(cap_count agree "udp src port $FORGE_SPORT and dst host $RT_IP1")
+	echo "# sent $((10 * n)), captured $arrived on $RT_NETDEV1"
+	[ "$arrived" = $((10 * n)) ]
+	check_err $? "$arrived of $((10 * n)) forged packets arrived"
+	echo "# rxe took $((r1 - r0)); the module counted $((q1 - q0)) on RC QP $b, $((u1 - u0)) on UD QP $ub"
+	# rxe's count includes the RNR NAKs its peer got back: rxe0's, on
+	# the other device, so rxe1's count is the forged packets alone.
+	[ $((r1 - r0)) = $((2 * n)) ]
+	check_err $? "rxe took $((r1 - r0)) packets, expected $((2 * n))"
+	[ $((q1 - q0)) = "$n" ] && [ $((u1 - u0)) = "$n" ]
+	check_err $? "the module counted $((q1 - q0)) and $((u1 - u0)) packets on the QPs, rxe took $n each"
+	for st in hdr:$((6 * n)) icrc:$n peer:$n; do
+		want=${st#*:}
+		bad0=$(jq -r ".[] | select(.dev_name == \"$RT_RXE1\") | .qp_rx_bad_${st%:*}" <<< "$s0")
+		bad1=$(jq -r ".[] | select(.dev_name == \"$RT_RXE1\") | .qp_rx_bad_${st%:*}" <<< "$s1")
+		got=$((bad1 - bad0))
+		echo "# rx_bad_${st%:*}: $got"
+		[ "$got" = "$want" ]
+		check_err $? "rx_bad_${st%:*} rose by $got, expected $want"
+	done
+	qpair_stop
+	log_test "rxe and the module agree: $n of each kind, only the valid ones count on a QP"
+}
+
+# forged_cnps_cut_nothing: with the RP on at rxe0 and ib_write_bw running
+# from rxe0 to rxe1, an unprivileged user sprays CNPs of every forged kind
+# at rxe0's QP numbers 17..80: no QP is cut, paced or counts a CNP; every
+# one is dropped or unattributed.  Then one genuine CNP from the peer cuts.
+forged_cnps_cut_nothing() {
+	local before after arrived spids=() cpid spid q qpns pkts rc kinds k
+
+	RET=0
+	qp_reload
+	check_err $? "cannot load rocetune.ko"
+	qpair_start ud 1
+	check_err $? "cannot start a UD QP pair (rt_qpair)"
+	read -r q _ <<< "${QPAIR_LINES[0]}"
+	"$RT_CLI" qp set dev "$RT_RXE0" rp on
+	check_err $? "rp on failed"
+	before=$(bad_sum "$RT_RXE0")
+	check_err $? "no QP stats of $RT_RXE0"
+	forge_cap_start spray "$RT_NETDEV0"
+	check_err $? "cannot start the capture"
+	ib_write_bw -d "$RT_RXE1" -x "$G1" -p "$PORT" -s 4096 -D 8 \
+		> "$OUT/spray-server.log" 2>&1 &
+	spid=$!
+	wait_for 10 rt_port_listening "$PORT"
+	check_err $? "ib_write_bw server did not listen"
+	ib_write_bw -d "$RT_RXE0" -x "$G0" -p "$PORT" -s 4096 -D 8 "$RT_IP1" \
+		> "$OUT/spray-client.log" 2>&1 &
+	cpid=$!
+	qpns=17-80
+	kinds=("--src $RT_IP1 --kind bare" "--src $RT_IP1 --kind icrc"
+	       "--src $RT_IP1 --kind pkey" "--src $FOREIGN_IP")
+	for k in "${kinds[@]}"; do
+		# shellcheck disable=SC2086 # the options are split into words
+		forge $k --dst "$RT_IP0" --qpn "$qpns" --opcode 0x81 --count 20 \
+			--interval-us 20 > "$OUT/spray-forge-${#spids[@]}.log" 2>&1 &
+		spids+=($!)
+	done
+	forge --src "$RT_IP1" --dst "$RT_IP0" --qpn "1,$q" --opcode 0x81 \
+		--count 200 --interval-us 20 > "$OUT/spray-forge-qp1.log" 2>&1 &
+	spids+=($!)
+	wait "${spids[@]}"
+	rc=$?
+	check_err "$rc" "rt_forge.py failed: $(cat "$OUT"/spray-forge-*.log | tr '\n' ' ')"
+	wait "$cpid"
+	check_err $? "ib_write_bw failed during the spray: $(tail -n 2 "$OUT/spray-client.log" | tr '\n' ' ')"
+	wait "$spid"
+	sleep 2.5
+	forge_cap_stop spray
+	check_err $? "the capture dropped packets"
+	after=$(bad_sum "$RT_RXE0")
+	pkts=$(cat "$OUT"/spray-forge-*.log | awk '/^sent/ { n += $2 } END { print n + 0 }')
+	arrived=$(cap_count spray "udp src port $FORGE_SPORT and dst host $RT_IP0")
+	echo "# $pkts forged CNPs sent, $arrived arrived; dropped or unattributed: $((after - before))"
+	echo "# ib_write_bw: $(grep -E '^ *[0-9]+ +[0-9]+ ' "$OUT/spray-client.log" | tail -n 1)"
+	[ "$arrived" -gt 0 ] && [ $((after - before)) = "$arrived" ]
+	check_err $? "$((after - before)) of $arrived forged CNPs dropped or unattributed"
+	rt_qp dump --dev "$RT_RXE0" |
+		jq -e '[.[] | select((.rp_cuts // 0) > 0 or (.rp_cnps // 0) > 0 or
+			(.rx_cnp_pkts // 0) > 0 or (.rp_paced // 0) != 0)] | length == 0' > /dev/null
+	check_err $? "a QP of $RT_RXE0 counted or acted on a forged CNP: $(rt_qp dump --dev "$RT_RXE0" | jq -c '[.[] | {qpn, rp_cuts, rp_cnps, rx_cnp_pkts}]')"
+	# A genuine CNP from the peer still cuts: ib_write_bw's QP is gone,
+	# so to the rxe0 QP of an idle connected RC pair.
+	qpair_start rc 1
+	check_err $? "cannot start an RC QP pair"
+	read -r q _ <<< "${QPAIR_LINES[1]}"
+	rt_qp inject --src "$RT_IP1" --dst "$RT_IP0" --qpn "$q" --count 1 --opcode 0x81
+	wait_for 10 test "$(qp_field "$RT_RXE0" "$q" rp_cuts)" = 1
+	check_err $? "a genuine CNP from the peer did not cut QP $q: $(qp_field "$RT_RXE0" "$q" rp_cuts) cuts"
+	qpair_stop
+	log_test "forged CNPs (bare, bad ICRC, bad P_Key, foreign source, QP 1, UD) cut nothing; a genuine one cuts"
+}
+
+# ce_junk_no_cnp: with the NP on at rxe1, CE-marked packets that rxe would
+# drop, or that do not come from the QP's peer, make no CNP on the wire; a
+# spray of CE-marked packets for unknown QPs leaves no pending entry and
+# the device recovers from degraded mode by itself; a CE mark from the
+# peer is still answered, with one CNP to the peer.
+ce_junk_no_cnp() {
+	local a b cnps sent0 sent1 pend deg
+
+	RET=0
+	qp_reload
+	check_err $? "cannot load rocetune.ko"
+	qpair_start rc 1
+	check_err $? "cannot start an RC QP pair (rt_qpair)"
+	read -r a b <<< "${QPAIR_LINES[0]}"
+	"$RT_CLI" qp set dev "$RT_RXE1" np on np-min-cnp-gap-us 0
+	check_err $? "np on failed"
+	sent0=$(qp_stat "$RT_RXE1" qp_np_cnp_sent)
+	forge_cap_start junk "$RT_NETDEV1"
+	check_err $? "cannot start the capture"
+	forge --src "$FOREIGN_IP" --dst "$RT_IP1" --qpn "$b" --ecn 3 --count 50 &&
+		forge --src "$RT_IP0" --dst "$RT_IP1" --qpn "$b" --ecn 3 --kind icrc --count 50 &&
+		forge --src "$RT_IP0" --dst "$RT_IP1" --qpn "$b" --ecn 3 --kind pkey --count 50
+	check_err $? "rt_forge.py failed"
+	# Valid CE-marked packets from the peer's address for 20000 QP
+	# numbers that no QP has, at once: far more than the 32 pending
+	# entries that the verification settles every 10 ms.
+	forge --src "$RT_IP0" --dst "$RT_IP1" --qpn 100000-119999 --ecn 3
+	check_err $? "rt_forge.py failed"
+	deg=$(qp_stat "$RT_RXE1" qp_degraded)
+	echo "# after 20000 unknown QP numbers: degraded $deg, pending $(qp_stat "$RT_RXE1" qp_pending)"
+	[ "$deg" = 1 ]
+	check_err $? "20000 unknown QP numbers at once did not exhaust the pending entries"
+	wait_for 15 qp_stat_is "$RT_RXE1" qp_degraded 0
+	check_err $? "degraded mode did not end by itself: $(qp_stat "$RT_RXE1" qp_degraded)"
+	pend=$(qp_stat "$RT_RXE1" qp_pending)
+	[ "$pend" = 0 ]
+	check_err $? "$pend pending entries left after the junk"
+	sleep 1
+	forge_cap_stop junk
+	check_err $? "the capture dropped packets"
+	cnps=$(cap_count junk "udp[8] == 0x81")
+	sent1=$(qp_stat "$RT_RXE1" qp_np_cnp_sent)
+	echo "# CE-marked junk: $cnps CNPs on the wire, the NP sent $((sent1 - sent0))"
+	[ "$cnps" = 0 ] && [ "$sent1" = "$sent0" ]
+	check_err $? "CE-marked junk made $cnps CNPs ($((sent1 - sent0)) sent by the NP)"
+	# One CE mark from the peer: one CNP, to the peer's address and QP.
+	forge_cap_start peer "$RT_NETDEV1"
+	check_err $? "cannot start the capture"
+	forge --src "$RT_IP0" --dst "$RT_IP1" --qpn "$b" --ecn 3
+	check_err $? "rt_forge.py failed"
+	forge_cap_stop peer
+	cnps=$(cap_count peer "udp[8] == 0x81 and src host $RT_IP1 and dst host $RT_IP0 and udp[13:2] = $((a >> 8)) and udp[15] = $((a & 255))")
+	[ "$cnps" = 1 ]
+	check_err $? "a CE mark from the peer made $cnps CNPs to $RT_IP0 QP $a: $(tcpdump -nr "$CAP/peer.pcap" 2> /dev/null | tr '\n' ' ')"
+	qpair_stop
+	log_test "CE-marked junk makes no CNP, pending entries drain, degraded mode ends by itself; the peer's CE mark gets one CNP"
+}
+
+setup_forged() {
+	ip addr add "$FOREIGN_IP/32" dev "$RT_NETDEV0" || return 1
+	[ -x "$QPAIR" ] || { echo "# $QPAIR is not built (make -C selftests helpers)"; return 1; }
+	FORGE_BASE=$(rt_unpriv_tree selftests/rt_forge.py) || return 1
+	FORGE_DIR=$FORGE_BASE/selftests
+}
+
+rt_require_root
+rt_require_cmd python3 tcpdump jq setpriv rdma ib_write_bw
+[ -x "$RT_CLI" ] || rt_setup_failed "$RT_CLI is not built (make -C userspace)"
+trap cleanup EXIT
+setup || rt_setup_failed "cannot set up the rxe wire and the capture mirror"
+setup_forged || rt_setup_failed "cannot set up the forging user, address or rt_qpair"
+mkdir -p "$CAP"
+rt_run_tests

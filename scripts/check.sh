@@ -212,7 +212,12 @@ for kv in "${kvers[@]}"; do
 	step "kmod build W=1 ($kv)" scripts/build-kmod.sh "$kv"
 	step "kmod sparse C=2 ($kv)" scripts/build-kmod.sh -c "$kv"
 done
-step "make deps started and enabled no daemon" scripts/deps.sh --services
+step "make deps started, enabled or changed no daemon" scripts/deps.sh --services
+# scripts/deps.sh in sysroots: the administrator's node_exporter left
+# enabled and running, the daemons it installs masked, another apt's locks
+# waited for.
+tap_step "make deps: the administrator's daemons, apt's locks (sysroot)" - \
+	selftests/system/deps.sh
 together 'step "checkpatch --strict" scripts/checkpatch.sh' \
 	'step "shellcheck" scripts/shellcheck.sh'
 step "uapi header and YNL spec agree" scripts/spec-check.py

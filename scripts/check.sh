@@ -141,6 +141,26 @@ newcomer() {
 	return $rc
 }
 
+# make_help: "make help" has a line for every target of the Makefile (its
+# .PHONY list), and "make test" runs what "make check" runs.
+make_help() {
+	local help t rc=0
+
+	help=$(make -s help) || return 1
+	for t in $(make -pq help 2> /dev/null | sed -n 's/^\.PHONY: //p'); do
+		if ! grep -Eq "^  make $t( |\$)" <<< "$help"; then
+			echo "make help has no line for make $t"
+			rc=1
+		fi
+	done
+	if [ "$(make -n test)" != "$(make -n check)" ]; then
+		echo "make test is not make check: $(make -n test 2>&1 | head -n 3)"
+		rc=1
+	fi
+	[ "$rc" != 0 ] || echo "make help lists $(grep -c '^  make ' <<< "$help") targets"
+	return $rc
+}
+
 # tap_count TAPFILE FAILURES: print "passed failed skipped" of TAPFILE, and
 # the names of the failures to the file FAILURES.  The results of a step
 # are "ok"/"not ok" lines; a VM test script's sub-tests are its lines
@@ -221,6 +241,7 @@ tap_step "make deps: the administrator's daemons, apt's locks (sysroot)" - \
 together 'step "checkpatch --strict" scripts/checkpatch.sh' \
 	'step "shellcheck" scripts/shellcheck.sh'
 step "uapi header and YNL spec agree" scripts/spec-check.py
+step "make help lists every target, make test is make check" make_help
 step "userspace build -Werror" make -j"$(nproc)" -C userspace
 step "bench helpers build -Werror" make -j"$(nproc)" -C bench
 tap_step "userspace unit tests (ASan, UBSan)" - make -s -j"$(nproc)" -C userspace test

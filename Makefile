@@ -1,24 +1,36 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# rocetune top-level Makefile.
+# rocetune top-level Makefile ("make help" prints this comment).
 #
 #   make deps        install the Debian packages everything below needs
 #   make check       deps + every build, static check and test (CI runs this)
+#   make test        the same as make check
 #   make check-long  the long reliability runs in the VM on each kernel:
 #                    netlink fuzzing (RT_FUZZ_N messages, RT_FUZZ_SEED) and
 #                    RT_MOD_CYCLES load/unload cycles
 #   make demo        deps + boot a VM and show rocetune at work on Soft-RoCE
-#   make             build rocetune.ko (for KVER) and the user-space tools
-#   make vm-test     run the VM selftests on KVER (TESTS="a.sh b.sh" to pick)
-#   make bench       build the benchmarks' helpers (bench/README runs them)
+#   make all         (or just make) build rocetune.ko (for KVER) and the
+#                    user-space tools
+#   make kmod        rocetune.ko alone (for KVER)
+#   make userspace   the CLI rocetune and the agent rocetuned alone
+#   make unit        the user-space unit tests (cmocka, ASan, UBSan)
+#   make checkpatch  checkpatch.pl --strict on the kernel sources
+#   make sparse      the module (for KVER) through sparse, C=2
+#   make shellcheck  shellcheck on every shell script
 #   make spec-check  the uapi header and the YNL spec agree
+#   make vm-test     run the VM selftests on KVER (TESTS="a.sh b.sh" to pick)
 #   make vm-shell    interactive shell in the test VM on KVER
+#   make bench       build the benchmarks' helpers (bench/README runs them)
 #   make install     install the module for the running kernel and the tools
 #                    (install-kmod + install-tools; DESTDIR, PREFIX)
+#   make install-kmod  the module alone, into /lib/modules/KVER/updates
+#   make install-tools everything of make install but the module
 #   make uninstall   remove what make install installed
 #   make dkms-install register the module with DKMS (rebuilt for new kernels)
 #   make dkms-remove unregister it and remove its source from /usr/src
 #   make deb         Debian packages rocetune and rocetune-dkms in build/deb/
+#   make clean       remove build/, where everything above builds
+#   make help        this list
 #
 # KVER selects a kernel: a full release or a prefix (6.1, 6.12).  The
 # default is the running kernel when its headers exist, else the newest
@@ -76,6 +88,8 @@ spec-check:
 
 check: deps
 	scripts/check.sh
+
+test: check
 
 # The long variants of netlink_fuzz.sh and mod_cycles.sh, on each kernel
 # of KERNELS (or KVER); results in build/vm/KVER/results.tap.
@@ -184,6 +198,10 @@ clean:
 	rm -rf build
 	$(MAKE) -C userspace clean
 
-.PHONY: all deps kmod userspace unit checkpatch sparse shellcheck spec-check check check-long \
+# The comment at the top of this file, from its list of targets on.
+help:
+	@sed -n '3,/^[^#]/s/^#\( \{0,1\}\)//p' $(firstword $(MAKEFILE_LIST))
+
+.PHONY: all deps kmod userspace unit checkpatch sparse shellcheck spec-check check test check-long \
 	vm-test vm-shell demo install install-kmod install-tools uninstall \
-	dkms-install dkms-remove deb clean
+	dkms-install dkms-remove deb clean help

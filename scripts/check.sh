@@ -141,6 +141,26 @@ newcomer() {
 	return $rc
 }
 
+# make_help: "make help" has a line for every target of the Makefile (its
+# .PHONY list), and "make test" runs what "make check" runs.
+make_help() {
+	local help t rc=0
+
+	help=$(make -s help) || return 1
+	for t in $(make -pq help 2> /dev/null | sed -n 's/^\.PHONY: //p'); do
+		if ! grep -Eq "^  make $t( |\$)" <<< "$help"; then
+			echo "make help has no line for make $t"
+			rc=1
+		fi
+	done
+	if [ "$(make -n test)" != "$(make -n check)" ]; then
+		echo "make test is not make check: $(make -n test 2>&1 | head -n 3)"
+		rc=1
+	fi
+	[ "$rc" != 0 ] || echo "make help lists $(grep -c '^  make ' <<< "$help") targets"
+	return $rc
+}
+
 # tap_count TAPFILE FAILURES: print "passed failed skipped" of TAPFILE, and
 # the names of the failures to the file FAILURES.  The results of a step
 # are "ok"/"not ok" lines; a VM test script's sub-tests are its lines
@@ -212,10 +232,16 @@ for kv in "${kvers[@]}"; do
 	step "kmod build W=1 ($kv)" scripts/build-kmod.sh "$kv"
 	step "kmod sparse C=2 ($kv)" scripts/build-kmod.sh -c "$kv"
 done
-step "make deps started and enabled no daemon" scripts/deps.sh --services
+step "make deps started, enabled or changed no daemon" scripts/deps.sh --services
+# scripts/deps.sh in sysroots: the administrator's node_exporter left
+# enabled and running, the daemons it installs masked, another apt's locks
+# waited for.
+tap_step "make deps: the administrator's daemons, apt's locks (sysroot)" - \
+	selftests/system/deps.sh
 together 'step "checkpatch --strict" scripts/checkpatch.sh' \
 	'step "shellcheck" scripts/shellcheck.sh'
 step "uapi header and YNL spec agree" scripts/spec-check.py
+step "make help lists every target, make test is make check" make_help
 step "userspace build -Werror" make -j"$(nproc)" -C userspace
 step "bench helpers build -Werror" make -j"$(nproc)" -C bench
 step "selftest helpers build -Werror" make -j"$(nproc)" -C selftests helpers
@@ -245,6 +271,11 @@ if [ ${#kvers[@]} -gt 0 ]; then
 			env RT_VM_SMP=1 selftests/harness/check.sh "${kvers[0]}"' \
 		'step "a clone in a 0700 directory with a space: VM tests (${kvers[0]})" \
 			newcomer "${kvers[0]}"'
+fi
+if [ ${#kvers[@]} -gt 0 ]; then
+	# What make demo runs, with iproute2 6.1's spurious dcb error injected.
+	tap_step "make demo passes dcb's spurious error, fails a set not done (${kvers[0]})" - \
+		env RT_VM_SMP=1 selftests/demo/check.sh "${kvers[0]}"
 fi
 # The VM suites of the kernels run side by side, one virtual CPU each:
 # much of a suite's time is spent waiting (sampling intervals, storms,

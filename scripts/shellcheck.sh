@@ -11,6 +11,7 @@ mapfile -t files < <({
 	echo selftests/vm/init
 	echo selftests/vm/init-systemd
 	echo udev/rocetune-udev-wants
+	echo selftests/demo/dcb
 	echo .ci/run
 } | sort -u)
 shellcheck -x -P SCRIPTDIR "${files[@]}"

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# sysroot.sh DIR 'COMMAND' - run COMMAND (bash) as root chrooted into a
+# sysroot.sh [-p] DIR 'COMMAND' - run COMMAND (bash) as root chrooted into a
 # writable copy of the host's root: an overlay whose lower layer is / and
 # whose upper layer is DIR/upper, mounted in a private mount namespace that
 # ends with the command.  The host is never written; DIR/upper holds
@@ -10,8 +10,16 @@
 # /run and /tmp are mounted for COMMAND, whose exit status is returned.
 # A tree under /tmp or /run (a user's clone) would be hidden by those: it
 # gets an overlay of its own at its path (upper layer DIR/tree-upper).
+#
+# -p: COMMAND runs in a PID namespace of its own, whose /proc shows only
+# its processes (not the host's daemons), and which ends with it.
 set -euo pipefail
 
+pidns=()
+if [ "${1:-}" = -p ]; then
+	pidns=(--pid --fork)
+	shift
+fi
 dir=$(mkdir -p "$1" && cd "$1" && pwd)
 cmd=$2
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -24,7 +32,7 @@ case $top in
 esac
 
 # shellcheck disable=SC2016 # the inner script expands its own arguments
-exec unshare --mount --propagation private /bin/bash -euc '
+exec unshare --mount --propagation private "${pidns[@]}" /bin/bash -euc '
 dir=$1 cmd=$2 top=$3
 r=$dir/root
 mount -t overlay -o "lowerdir=/,upperdir=$dir/upper,workdir=$dir/work" overlay "$r"

@@ -173,6 +173,11 @@ struct rt_rp_params {
  * @rt: target rate, bit/s
  * @alpha: alpha, in 1/2^20
  * @alpha_ns: start of the current alpha period (CLOCK_MONOTONIC)
+ * @cnp_seen: a CNP came in the current alpha period
+ * @cut_due: a CNP came within the rate reduce monitor period of the last
+ *	cut: a cut is due at its end
+ * @g: the G of the device when the QP last sent or got a CNP
+ * @alpha_period_us: likewise, the alpha period (for rt_rp_snap())
  * @cut_ns: time of the last rate cut
  * @timer_ns: start of the current rate-increase timer period
  * @bytes: bytes sent since the last byte-counter event
@@ -197,6 +202,10 @@ struct rt_rp {
 	u64 rt;
 	u64 alpha;
 	u64 alpha_ns;
+	bool cnp_seen;
+	bool cut_due;
+	u32 g;
+	u32 alpha_period_us;
 	u64 cut_ns;
 	u64 timer_ns;
 	u64 bytes;
@@ -241,7 +250,10 @@ struct rt_rp_snap {
  * @lock: serializes the packet paths and the snapshot (BH-safe)
  * @probe: a request with AckReq is awaiting its acknowledgment
  * @psn: its PSN
- * @t0: when it was sent, CLOCK_REALTIME ns
+ * @t0: when it left, CLOCK_MONOTONIC ns: its departure time when the
+ *	reaction point gave it one, else when the transmit hook saw it
+ * @pace: how long it waited for that departure, ns
+ * @pace_avg: moving average of @pace over the samples (weight 1/8), ns
  * @n: samples in @win, up to RT_RTT_WIN
  * @head: the slot of @win the next sample takes
  * @samples: samples taken in all
@@ -252,6 +264,8 @@ struct rt_rtt {
 	bool probe;
 	u32 psn;
 	u64 t0;
+	u64 pace;
+	u64 pace_avg;
 	u32 n;
 	u32 head;
 	u64 samples;
@@ -267,6 +281,7 @@ struct rt_rtt {
  * @has_jitter: the window has two samples or more
  * @jitter_p50_ns: median difference between consecutive samples
  * @jitter_p99_ns: its 99th percentile
+ * @pacing_ns: the mean wait of the sampled requests for their departure
  */
 struct rt_rtt_snap {
 	u64 samples;
@@ -276,6 +291,7 @@ struct rt_rtt_snap {
 	bool has_jitter;
 	u32 jitter_p50_ns;
 	u32 jitter_p99_ns;
+	u64 pacing_ns;
 };
 
 /**
@@ -678,13 +694,12 @@ void rt_np_ce_unanswered(struct rt_qpdev *qd, const struct rt_pkt *pkt);
 
 /* rocetune_rp.c */
 void rt_rp_cnp(struct rt_qpdev *qd, struct rt_qp *qp);
-void rt_rp_tx(struct rt_qpdev *qd, struct rt_qp *qp, struct sk_buff *skb);
+u64 rt_rp_tx(struct rt_qpdev *qd, struct rt_qp *qp, struct sk_buff *skb);
 bool rt_rp_snap(struct rt_qp *qp, struct rt_rp_snap *s);
 
 /* rocetune_rtt.c */
-void rt_rtt_tx(struct rt_qp *qp, const struct rt_pkt *pkt);
-void rt_rtt_rx(struct rt_qp *qp, const struct rt_pkt *pkt,
-	       const struct sk_buff *skb);
+void rt_rtt_tx(struct rt_qp *qp, const struct rt_pkt *pkt, u64 departure);
+void rt_rtt_rx(struct rt_qp *qp, const struct rt_pkt *pkt);
 void rt_rtt_carry(struct rt_qp *to, struct rt_qp *from);
 bool rt_rtt_snap(struct rt_qp *qp, struct rt_rtt_snap *s);
 

@@ -7,15 +7,24 @@
  * QP of the device receives (its BTH destination QP is the local QP) cuts
  * the QP's rate the way DCQCN does (Zhu et al., SIGCOMM 2015):
  *
- *	Rt = Rc;  Rc = Rc * (1 - alpha / 2);  alpha = (1 - g) * alpha + g
+ *	Rt = Rc;  Rc = Rc * (1 - alpha / 2)
  *
- * at most once per rate reduce monitor period, with NVIDIA's refinements:
+ * at most once per rate reduce monitor period (RRMP); a CNP within the
+ * RRMP of the last cut is not lost: the cut it asks for comes when the
+ * period has passed.  Alpha is updated once per alpha period (DceTcpRttUs)
+ * by whether a CNP came in it:
+ *
+ *	alpha = (1 - g) * alpha + g   (a CNP came)
+ *	alpha = (1 - g) * alpha       (none came)
+ *
+ * as NVIDIA's DCQCN parameters describe it.  The cuts use the alpha of the
+ * periods that ended before them, and with NVIDIA's refinements:
  * the cut is by alpha / 2^(GD - 10) (GD 11: alpha / 2), by no more than
  * MinDecreaseFactorPercent leaves, and the target follows the current
  * rate only with ClampTargetRate, or with ClampTargetRateAfterTimeInc
  * after a timer increase; with RateOnFirstCNPMbps a flow's first CNP sets
- * both rates to it instead of cutting.  Alpha decays, alpha =
- * (1 - g) * alpha, for every alpha period without a CNP.  The rate recovers
+ * both rates to it instead of cutting (also the first CNP after the QP
+ * recovered to the maximum, which starts it over).  The rate recovers
  * on rate-increase timer and byte-counter events: while both the timer
  * and the byte stage are below the threshold F, fast recovery (Rc = (Rt +
  * Rc) / 2); when both reached it, hyper increase (Rt += i * R_HAI, i the
@@ -77,20 +86,40 @@ static u64 rt_rp_decay(u32 g, u64 n)
 	return r;
 }
 
-/* Alpha decay for each whole alpha period since the last CNP. */
-static void rt_rp_alpha_decay(struct rt_rp *rp, const struct rt_rp_params *p,
-			      u64 now)
+/*
+ * The alpha periods that ended by @now, for an alpha of *@alpha whose
+ * current period began at *@start, *@cnp telling whether a CNP came in it:
+ * the first period by that, the others without a CNP.  @g and @period_us
+ * are the parameters in effect, which the QP keeps for rt_rp_snap().
+ */
+static void rt_rp_alpha_periods(u64 *alpha, u64 *start, bool *cnp, u32 g,
+				u32 period_us, u64 now)
 {
-	u64 period = (u64)max(p->alpha_period_us, 1U) * NSEC_PER_USEC;
-	u64 n;
+	u64 period = (u64)max(period_us, 1U) * NSEC_PER_USEC;
+	u64 n, a;
 
-	if (now <= rp->alpha_ns)
+	if (now <= *start)
 		return;
-	n = div64_u64(now - rp->alpha_ns, period);
+	n = div64_u64(now - *start, period);
 	if (!n)
 		return;
-	rp->alpha = (rp->alpha * rt_rp_decay(p->g, n)) >> RT_RP_Q;
-	rp->alpha_ns += n * period;
+	a = (*alpha * (RT_RP_ALPHA_ONE - g)) >> 10;
+	if (*cnp)
+		a += (u64)g << (RT_RP_Q - 10);
+	a = min(a, RT_RP_ONE);
+	if (n > 1)
+		a = (a * rt_rp_decay(g, n - 1)) >> RT_RP_Q;
+	*alpha = a;
+	*cnp = false;
+	*start += n * period;
+}
+
+/* The QP's alpha periods that ended by @now. */
+static void rt_rp_alpha_update(struct rt_rp *rp, u32 g, u32 period_us,
+			       u64 now)
+{
+	rt_rp_alpha_periods(&rp->alpha, &rp->alpha_ns, &rp->cnp_seen, g,
+			    period_us, now);
 }
 
 /* The QP is no longer paced: its rate is back at the maximum. */
@@ -206,13 +235,74 @@ static bool rt_rp_qp_ok(const struct rt_qp *qp)
 	return READ_ONCE(qp->verified) && !READ_ONCE(qp->dead_ns);
 }
 
+/*
+ * A cut at time @t (a CNP's, or the end of the RRMP that held one back):
+ * alpha is updated to @t first, then the rates fall (or, on a flow's
+ * first CNP with RateOnFirstCNPMbps, are set); the recovery starts over.
+ */
+static void rt_rp_cut_at(struct rt_rp *rp, const struct rt_rp_params *p,
+			 u64 t, bool first)
+{
+	rt_rp_alpha_update(rp, p->g, p->alpha_period_us, t);
+	if (first && p->rate_first_mbps) {
+		rp->rc = clamp(RT_RP_MBPS(p->rate_first_mbps),
+			       RT_RP_MBPS(p->min_mbps), RT_RP_MBPS(p->max_mbps));
+		rp->rt = rp->rc;
+	} else {
+		rt_rp_cut(rp, p);
+	}
+	rp->cut_ns = t;
+	rp->timer_ns = t;
+	rp->bytes = 0;
+	rp->t_stage = 0;
+	rp->b_stage = 0;
+	rp->t_inc = false;
+	rp->cut_due = false;
+	rp->cuts++;
+}
+
+/*
+ * Bring the QP's state to @now: a cut that a CNP within the RRMP asked
+ * for, once the RRMP has passed, then the recovery events and alpha
+ * periods since.
+ */
+static void rt_rp_advance(struct rt_rp *rp, const struct rt_rp_params *p,
+			  u64 now, unsigned int len)
+{
+	u64 rrmp = (u64)p->rrmp_us * NSEC_PER_USEC;
+
+	if (rp->paced && rp->cut_due && now - rp->cut_ns >= rrmp) {
+		rt_rp_recover(rp, p, rp->cut_ns + rrmp, 0);
+		if (rp->paced)
+			rt_rp_cut_at(rp, p, rp->cut_ns + rrmp, false);
+		else
+			rp->cut_due = false;
+	}
+	rt_rp_recover(rp, p, now, len);
+	rt_rp_alpha_update(rp, p->g, p->alpha_period_us, now);
+}
+
+/* A flow starts (or starts over) at the maximum, with the initial alpha. */
+static void rt_rp_start(struct rt_rp *rp, const struct rt_rp_params *p,
+			u64 now)
+{
+	rt_rp_unpace(rp, p);
+	rp->alpha = (u64)p->initial_alpha << (RT_RP_Q - 10);
+	rp->alpha_ns = now;
+	rp->cnp_seen = false;
+	rp->cut_due = false;
+	rp->next_ns = now;
+	rp->paced = true;
+}
+
 /**
  * rt_rp_cnp - a CNP came in for a local QP of a device with the RP on
  * @qd: the device
  * @qp: the QP's entry (the CNP's BTH destination QP)
  *
- * Cuts the QP's rate, at most once per rate reduce monitor period; starts
- * pacing the QP.
+ * Cuts the QP's rate, at most once per rate reduce monitor period (a CNP
+ * within it makes the cut come at its end), and marks the current alpha
+ * period as one with a CNP; starts pacing the QP.
  *
  * Context: rcu_read_lock() held, any context (the receive hook).
  */
@@ -229,45 +319,20 @@ void rt_rp_cnp(struct rt_qpdev *qd, struct rt_qp *qp)
 	now = ktime_get_ns();
 	spin_lock_bh(&rp->lock);
 	rp->cnps++;
+	rp->g = p.g;
+	rp->alpha_period_us = p.alpha_period_us;
+	if (rp->paced)
+		rt_rp_advance(rp, &p, now, 0);
+	/* A new flow, or one that recovered to the maximum: start over. */
 	if (!rp->paced) {
-		/* A flow starts at the maximum, with the initial alpha. */
-		rt_rp_unpace(rp, &p);
-		rp->alpha = (u64)p.initial_alpha << (RT_RP_Q - 10);
-		rp->alpha_ns = now;
-		rp->next_ns = now;
-		rp->paced = true;
+		rt_rp_start(rp, &p, now);
 		first = true;
-	} else {
-		rt_rp_recover(rp, &p, now, 0);
-		if (now - rp->cut_ns < (u64)p.rrmp_us * NSEC_PER_USEC)
-			goto out;
-		rt_rp_alpha_decay(rp, &p, now);
-		if (!rp->paced) {
-			/* Recovered just now: start over as a new flow. */
-			rp->alpha = (u64)p.initial_alpha << (RT_RP_Q - 10);
-			rp->next_ns = now;
-			rp->paced = true;
-		}
 	}
-	if (first && p.rate_first_mbps) {
-		rp->rc = clamp(RT_RP_MBPS(p.rate_first_mbps),
-			       RT_RP_MBPS(p.min_mbps), RT_RP_MBPS(p.max_mbps));
-		rp->rt = rp->rc;
-	} else {
-		rt_rp_cut(rp, &p);
-	}
-	rp->alpha = ((rp->alpha * (RT_RP_ALPHA_ONE - p.g)) >> 10) +
-		    ((u64)p.g << (RT_RP_Q - 10));
-	rp->alpha = min(rp->alpha, RT_RP_ONE);
-	rp->alpha_ns = now;
-	rp->cut_ns = now;
-	rp->timer_ns = now;
-	rp->bytes = 0;
-	rp->t_stage = 0;
-	rp->b_stage = 0;
-	rp->t_inc = false;
-	rp->cuts++;
-out:
+	rp->cnp_seen = true;
+	if (!first && now - rp->cut_ns < (u64)p.rrmp_us * NSEC_PER_USEC)
+		rp->cut_due = true;
+	else
+		rt_rp_cut_at(rp, &p, now, first);
 	spin_unlock_bh(&rp->lock);
 }
 
@@ -297,8 +362,10 @@ static void rt_rp_set_departure(struct sk_buff *skb, u64 t)
  * device's RP is on, or the QP has such a tail (the RP was turned off).
  *
  * Context: rcu_read_lock() held, any context (the transmit hook).
+ * Return: the departure time given to the packet (CLOCK_MONOTONIC ns), or
+ * 0 when it leaves at once.
  */
-void rt_rp_tx(struct rt_qpdev *qd, struct rt_qp *qp, struct sk_buff *skb)
+u64 rt_rp_tx(struct rt_qpdev *qd, struct rt_qp *qp, struct sk_buff *skb)
 {
 	u64 retx = atomic64_read(rt_qp_cnt(qp, RT_QPC_TX_RETRANSMIT));
 	struct rt_rp *rp = &qp->rp;
@@ -308,7 +375,7 @@ void rt_rp_tx(struct rt_qpdev *qd, struct rt_qp *qp, struct sk_buff *skb)
 	/* Unlocked peek: the common case of a QP that never had a CNP. */
 	if (!READ_ONCE(rp->paced) && !READ_ONCE(rp->tail) &&
 	    retx == READ_ONCE(rp->retx))
-		return;
+		return 0;
 	rt_rp_params_get(qd, &p);
 	now = ktime_get_ns();
 	spin_lock_bh(&rp->lock);
@@ -327,7 +394,9 @@ void rt_rp_tx(struct rt_qpdev *qd, struct rt_qp *qp, struct sk_buff *skb)
 		rt_rp_unpace(rp, &p);
 		goto out;
 	}
-	rt_rp_recover(rp, &p, now, skb->len);
+	rp->g = p.g;
+	rp->alpha_period_us = p.alpha_period_us;
+	rt_rp_advance(rp, &p, now, skb->len);
 	if (!rp->paced)
 		goto out;
 	if (now < rp->hold_ns) {
@@ -346,14 +415,17 @@ out:
 	if (t > now)
 		rp->last_ns = t;
 	spin_unlock_bh(&rp->lock);
-	if (t > now)
-		rt_rp_set_departure(skb, t);
+	if (t <= now)
+		return 0;
+	rt_rp_set_departure(skb, t);
+	return t;
 }
 
 /**
  * rt_rp_snap - what QP_GET reports of a QP's reaction point
  * @qp: the entry
- * @s: filled in; the state as of the QP's last packet
+ * @s: filled in; the rates as of the QP's last packet (a rate changes only
+ *	when a packet is sent or a CNP comes), alpha as of now
  *
  * Context: any context.
  * Return: true when the QP handled a CNP (there is something to report).
@@ -361,12 +433,24 @@ out:
 bool rt_rp_snap(struct rt_qp *qp, struct rt_rp_snap *s)
 {
 	struct rt_rp *rp = &qp->rp;
+	u64 alpha, start;
+	bool cnp;
 
 	spin_lock_bh(&rp->lock);
+	/*
+	 * The periods that ended since its last packet, as they count, on a
+	 * copy: a cut that is due comes first, with the alpha of its time.
+	 */
+	alpha = rp->alpha;
+	start = rp->alpha_ns;
+	cnp = rp->cnp_seen;
+	if (rp->paced)
+		rt_rp_alpha_periods(&alpha, &start, &cnp, rp->g,
+				    rp->alpha_period_us, ktime_get_ns());
 	s->paced = rp->paced;
 	s->rc_kbps = div_u64(rp->rc, 1000);
 	s->rt_kbps = div_u64(rp->rt, 1000);
-	s->alpha = rp->alpha >> (RT_RP_Q - 10);
+	s->alpha = alpha >> (RT_RP_Q - 10);
 	s->cnps = rp->cnps;
 	s->cuts = rp->cuts;
 	s->releases = rp->releases;

@@ -16,7 +16,7 @@
 # module under traffic with the RP on leave the kernel log clean.  CNPs
 # sent one at a time to an idle QP check each rule of a rate cut exactly.
 
-ALL_TESTS="rp_knobs rp_cut_rules rp_off rp_on rp_recover rp_teardown"
+ALL_TESTS="rp_knobs rp_cut_rules rp_alpha_periods rp_off rp_on rp_recover rp_teardown"
 
 source "$(dirname "$0")/qp_lib.sh"
 
@@ -258,6 +258,96 @@ rp_cut_rules() {
 	wait "${RP_IDLE_PIDS[@]}" 2> /dev/null
 	RP_IDLE_PIDS=()
 	log_test "RP cut rules, one CNP at a time: GD, minimum decrease factor, target clamp, rate on first CNP, minimum rate"
+}
+
+# now_ms: the guest's clock, in milliseconds.
+now_ms() {
+	echo $(($(date +%s%N) / 1000000))
+}
+
+# rp_alpha_at QPN T0 T1 WANT...: read the QP's alpha until the read falls
+# within one alpha period (1 s) of the CNP, which the module took between
+# T0 and T1 (ms): alpha must then be WANT[n], n the periods that ended.
+# A read that straddles the end of a period is repeated.
+rp_alpha_at() {
+	local q=$1 t0=$2 t1=$3 r0 r1 n0 n1 got i want
+
+	shift 3
+	want=("$@")
+	for i in 1 2 3 4 5 6; do
+		r0=$(now_ms)
+		got=$(rp_qp_rp "$q" | cut -d' ' -f5)
+		r1=$(now_ms)
+		n0=$(((r0 - t1) / 1000))
+		n1=$(((r1 - t0) / 1000))
+		if [ "$n0" = "$n1" ]; then
+			echo "# alpha after $n0 period(s) ($((r0 - t1))..$((r1 - t0)) ms): $got, want ${want[$n0]:-?}"
+			[ "$got" = "${want[$n0]:-}" ]
+			return
+		fi
+		sleep 0.3
+	done
+	echo "# every read straddled the end of an alpha period"
+	return 1
+}
+
+# DCQCN's alpha, as NVIDIA defines it: updated once per alpha period
+# (DceTcpRttUs, here 1 s) by whether a CNP came in it, never at a cut; a
+# CNP within the rate reduce monitor period (here 1 s) of the last cut is
+# not lost but cuts when the period ends.  Recovery off, G 512 (1/2),
+# initial alpha 1000, GD 11; two CNPs back to back, then:
+#   right away:	alpha 1000 (a cut leaves it), one cut: 1000 * (1 - 1000 /
+#		1024 / 2) = 511.71875 Mb/s, Rt 1000 Mb/s;
+#   1 period:	alpha = 1000 / 2 + 512 = 1012 (a CNP came);
+#   the QP's next packet after 1 s: the held-back cut, with alpha 1012:
+#		511.71875 * (1 - 1012 / 1024 / 2) = 258.857728 Mb/s, Rt
+#		511.71875 (in 1/2^20 fixed point: 511718750 * 1036288 >> 21);
+#   2 periods:	alpha = 1012 / 2 = 506 (no CNP); 3 periods: 253.
+rp_alpha_periods() {
+	local q t0 t1 got
+
+	RET=0
+	qp_reload
+	check_err $? "cannot load rocetune.ko"
+	"$RT_CLI" qp set dev "$RT_RXE0" rp on rp-max-rate-mbps 1000 \
+		rp-time-reset-us 0 rp-byte-reset-bytes 0 rp-g 512 \
+		rp-initial-alpha 1000 rp-rate-reduce-period-us 1000000 \
+		rp-alpha-period-us 1000000
+	check_err $? "rp on failed"
+	rp_idle_qp
+	check_err $? "no idle QP on $RT_RXE0 that the module verified"
+	q=$RP_QPN
+	t0=$(now_ms)
+	python3 "$RT_SELFTESTS/rt_forge.py" --src "$RT_IP1" --dst "$RT_IP0" \
+		--qpn "$q" --opcode 0x81 --count 2 > /dev/null
+	check_err $? "cannot send the CNPs"
+	t1=$(now_ms)
+	got=$(rp_qp_rp "$q")
+	echo "# after 2 CNPs ($(($(now_ms) - t0)) ms): cnps cuts rate target alpha = $got"
+	[ "$(cut -d' ' -f1-4 <<< "$got")" = "2 1 511718 1000000" ]
+	check_err $? "two CNPs at once: $got, expected one cut: 2 1 511718 1000000"
+	# Alpha right away (when this host is quick enough to read it within
+	# the first period): unchanged by the cut.
+	rp_alpha_at "$q" "$t0" "$t1" 1000 1012 506 253
+	check_err $? "alpha after the cut is not as worked out"
+	while [ $(($(now_ms) - t1)) -lt 1100 ]; do sleep 0.1; done
+	rp_alpha_at "$q" "$t0" "$t1" 1000 1012 506 253
+	check_err $? "alpha after the first period is not 1012"
+	# The QP's next packet: an RNR NAK to a SEND from its peer.
+	rt_qp inject --src "$RT_IP1" --dst "$RT_IP0" --qpn "$q" --count 1
+	check_err $? "cannot send a SEND"
+	wait_for 10 test "$(rp_qp_rp "$q" | cut -d' ' -f2)" = 2
+	got=$(rp_qp_rp "$q")
+	echo "# after the RRMP and a packet: $got"
+	[ "$(cut -d' ' -f1-4 <<< "$got")" = "2 2 258857 511718" ]
+	check_err $? "the CNP held back by the RRMP: $got, expected 2 2 258857 511718 (cut with alpha 1012)"
+	while [ $(($(now_ms) - t1)) -lt 2100 ]; do sleep 0.1; done
+	rp_alpha_at "$q" "$t0" "$t1" 1000 1012 506 253
+	check_err $? "alpha does not decay by G per idle period"
+	kill "${RP_IDLE_PIDS[@]}" 2> /dev/null
+	wait "${RP_IDLE_PIDS[@]}" 2> /dev/null
+	RP_IDLE_PIDS=()
+	log_test "RP alpha per period (a CNP in it or not), not per cut; a CNP within the RRMP cuts at its end; alpha read is current"
 }
 
 RP_OFF_MBPS=

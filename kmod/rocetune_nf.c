@@ -176,7 +176,7 @@ static void rt_nf_rx(struct net *net, const struct net_device *ndev,
 	if (!acts)
 		return;
 	/* Round trips: acknowledgments in (rocetune_rtt.c). */
-	rt_rtt_rx(qp, pkt, skb);
+	rt_rtt_rx(qp, pkt);
 	/* The reaction point cuts the QP's rate (rocetune_rp.c). */
 	if (pkt->opcode == RT_OP_CNP && READ_ONCE(qd->rp))
 		rt_rp_cnp(qd, qp);
@@ -204,16 +204,18 @@ static void rt_nf_tx(struct rt_qpdev *qd, struct sk_buff *skb,
 		atomic64_inc(&qd->unattr_tx);
 		return;
 	}
+	u64 departure = 0;
+
 	rt_qp_account(qp, pkt, true);
-	/* Round trips: requests out (rocetune_rtt.c). */
-	if (rt_op_is_request(pkt->opcode))
-		rt_rtt_tx(qp, pkt);
 	/*
 	 * The reaction point paces the QP's packets, and after it was turned
 	 * off keeps them behind those still queued (rocetune_rp.c).
 	 */
 	if (READ_ONCE(qd->rp) || READ_ONCE(qp->rp.tail))
-		rt_rp_tx(qd, qp, skb);
+		departure = rt_rp_tx(qd, qp, skb);
+	/* Round trips: requests out, from their departure (rocetune_rtt.c). */
+	if (rt_op_is_request(pkt->opcode))
+		rt_rtt_tx(qp, pkt, departure);
 }
 
 static void rt_nf_count(struct sk_buff *skb, const struct net_device *ndev,

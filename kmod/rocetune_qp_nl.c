@@ -225,6 +225,8 @@ static int rt_qp_put_rtt(struct sk_buff *skb, const struct rt_rtt_snap *r)
 	    nla_put_u64_64bit(skb, ROCETUNE_A_QP_RTT_P50_NS, r->p50_ns,
 			      ROCETUNE_A_QP_PAD) ||
 	    nla_put_u64_64bit(skb, ROCETUNE_A_QP_RTT_P99_NS, r->p99_ns,
+			      ROCETUNE_A_QP_PAD) ||
+	    nla_put_u64_64bit(skb, ROCETUNE_A_QP_RTT_PACING_NS, r->pacing_ns,
 			      ROCETUNE_A_QP_PAD))
 		return -EMSGSIZE;
 	if (r->has_jitter &&

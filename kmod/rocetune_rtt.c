@@ -14,16 +14,18 @@
  * 99th percentiles of the window (nearest rank), and those of the jitter,
  * the difference between consecutive samples of the window.
  *
- * Both ends are taken on CLOCK_REALTIME: the send when the transmit hook
- * sees the request, the receipt when the stack stamped the packet on its
- * way in (skb->tstamp, taken when some socket asked for receive times,
- * a packet capture for one, and within the last second), otherwise when
- * the receive hook sees it.
+ * Both ends are taken on one clock, CLOCK_MONOTONIC, in the hooks: the
+ * send is the request's departure, the departure time the reaction point
+ * gave it (rocetune_rp.c) or, unpaced, when the transmit hook sees it; the
+ * receipt when the receive hook sees the acknowledgment.  So a sample is
+ * the network's round trip (and the peer's), whatever the clock steps and
+ * whether or not a socket asked the stack for receive stamps; how long a
+ * sampled request waited for its departure is kept apart (pacing_ns).
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/skbuff.h>
+#include <linux/ktime.h>
 #include <linux/sort.h>
 #include <linux/timekeeping.h>
 
@@ -35,15 +37,19 @@
  * rt_rtt_tx - a QP sends a request
  * @qp: the QP's entry
  * @pkt: the request
+ * @departure: its departure time (CLOCK_MONOTONIC ns), 0 when it leaves
+ *	at once
  *
  * Context: rcu_read_lock() held, any context (the transmit hook).
  */
-void rt_rtt_tx(struct rt_qp *qp, const struct rt_pkt *pkt)
+void rt_rtt_tx(struct rt_qp *qp, const struct rt_pkt *pkt, u64 departure)
 {
 	struct rt_rtt *r = &qp->rtt;
+	u64 now;
 
 	if (!READ_ONCE(r->probe) && !pkt->ackreq)
 		return;
+	now = ktime_get_ns();
 	spin_lock_bh(&r->lock);
 	if (r->probe) {
 		/* Karn: the probe's request or an earlier one again. */
@@ -51,48 +57,28 @@ void rt_rtt_tx(struct rt_qp *qp, const struct rt_pkt *pkt)
 			r->probe = false;
 	} else if (pkt->ackreq) {
 		r->psn = pkt->psn;
-		r->t0 = ktime_get_real_ns();
+		r->t0 = max(now, departure);
+		r->pace = r->t0 - now;
 		r->probe = true;
 	}
 	spin_unlock_bh(&r->lock);
-}
-
-/*
- * When @skb came in, CLOCK_REALTIME: the stack's stamp if it took one.  A
- * stamp of another kind, or one that is not within the last second (a
- * sender's on another clock, seen on 6.12), is not the receive time.
- */
-static u64 rt_rtt_rx_time(const struct sk_buff *skb)
-{
-#ifdef RT_HAVE_SKB_CLOCK_MONOTONIC
-	bool real = skb->tstamp_type == SKB_CLOCK_REALTIME;
-#else
-	bool real = !skb->mono_delivery_time;
-#endif
-	u64 now = ktime_get_real_ns(), t = ktime_to_ns(skb->tstamp);
-
-	if (real && t && t <= now && now - t < NSEC_PER_SEC)
-		return t;
-	return now;
 }
 
 /**
  * rt_rtt_rx - a QP receives a packet
  * @qp: the QP's entry
  * @pkt: the packet
- * @skb: the packet (for its receive time)
  *
  * Context: rcu_read_lock() held, any context (the receive hook).
  */
-void rt_rtt_rx(struct rt_qp *qp, const struct rt_pkt *pkt,
-	       const struct sk_buff *skb)
+void rt_rtt_rx(struct rt_qp *qp, const struct rt_pkt *pkt)
 {
 	struct rt_rtt *r = &qp->rtt;
 	u64 t;
 
 	if (!pkt->has_aeth || !READ_ONCE(r->probe))
 		return;
-	t = rt_rtt_rx_time(skb);
+	t = ktime_get_ns();
 	spin_lock_bh(&r->lock);
 	if (!r->probe)
 		goto out;
@@ -103,13 +89,15 @@ void rt_rtt_rx(struct rt_qp *qp, const struct rt_pkt *pkt,
 	if (rt_psn_after(r->psn, pkt->psn))
 		goto out;
 	r->probe = false;
-	/* A clock step back makes no sample. */
+	/* Acknowledged before its departure: no round trip. */
 	if (t < r->t0)
 		goto out;
 	r->win[r->head] = min_t(u64, t - r->t0, U32_MAX);
 	r->head = (r->head + 1) % RT_RTT_WIN;
 	if (r->n < RT_RTT_WIN)
 		r->n++;
+	r->pace_avg = r->samples ? r->pace_avg - r->pace_avg / 8 + r->pace / 8 :
+				   r->pace;
 	r->samples++;
 out:
 	spin_unlock_bh(&r->lock);
@@ -129,12 +117,13 @@ void rt_rtt_carry(struct rt_qp *to, struct rt_qp *from)
 	struct rt_rtt *r = &from->rtt;
 	bool probe;
 	u32 psn;
-	u64 t0;
+	u64 t0, pace;
 
 	spin_lock_bh(&r->lock);
 	probe = r->probe;
 	psn = r->psn;
 	t0 = r->t0;
+	pace = r->pace;
 	r->probe = false;
 	spin_unlock_bh(&r->lock);
 	if (!probe)
@@ -144,6 +133,7 @@ void rt_rtt_carry(struct rt_qp *to, struct rt_qp *from)
 	if (!r->probe) {
 		r->psn = psn;
 		r->t0 = t0;
+		r->pace = pace;
 		r->probe = true;
 	}
 	spin_unlock_bh(&r->lock);
@@ -180,6 +170,7 @@ bool rt_rtt_snap(struct rt_qp *qp, struct rt_rtt_snap *s)
 	spin_lock_bh(&r->lock);
 	n = r->n;
 	s->samples = r->samples;
+	s->pacing_ns = r->pace_avg;
 	/* Oldest first. */
 	first = (r->head + RT_RTT_WIN - n) % RT_RTT_WIN;
 	for (i = 0; i < n; i++)

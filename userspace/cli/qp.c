@@ -85,6 +85,8 @@ static void rt_qp_print_rtt(struct rt_print *pr, const struct rt_qp *qp)
 	rt_print_kv_uint(pr, "rtt_samples", qp->rtt_samples);
 	rt_print_kv_uint(pr, "rtt_p50_ns", qp->rtt_p50_ns);
 	rt_print_kv_uint(pr, "rtt_p99_ns", qp->rtt_p99_ns);
+	if (rt_has(qp->qattrs, ROCETUNE_A_QP_RTT_PACING_NS))
+		rt_print_kv_uint(pr, "rtt_pacing_ns", qp->rtt_pacing_ns);
 	if (!rt_has(qp->qattrs, ROCETUNE_A_QP_JITTER_P50_NS))
 		return;
 	rt_print_kv_uint(pr, "jitter_p50_ns", qp->jitter_p50_ns);

@@ -325,6 +325,7 @@ static struct nla_policy rt_qp_policy[ROCETUNE_A_QP_MAX + 1] = {
 	[ROCETUNE_A_QP_RTT_P99_NS]	= { .type = NLA_U64 },
 	[ROCETUNE_A_QP_JITTER_P50_NS]	= { .type = NLA_U64 },
 	[ROCETUNE_A_QP_JITTER_P99_NS]	= { .type = NLA_U64 },
+	[ROCETUNE_A_QP_RTT_PACING_NS]	= { .type = NLA_U64 },
 };
 
 int rt_qp_parse(const struct nlmsghdr *nlh, struct rt_qp *qp)
@@ -377,6 +378,7 @@ int rt_qp_parse(const struct nlmsghdr *nlh, struct rt_qp *qp)
 	qp->rtt_p99_ns = rt_get_u64(q[ROCETUNE_A_QP_RTT_P99_NS]);
 	qp->jitter_p50_ns = rt_get_u64(q[ROCETUNE_A_QP_JITTER_P50_NS]);
 	qp->jitter_p99_ns = rt_get_u64(q[ROCETUNE_A_QP_JITTER_P99_NS]);
+	qp->rtt_pacing_ns = rt_get_u64(q[ROCETUNE_A_QP_RTT_PACING_NS]);
 	return 0;
 }
 

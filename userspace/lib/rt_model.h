@@ -136,6 +136,7 @@ struct rt_qp {
 	uint64_t rtt_p99_ns;		/* ... their 99th percentile */
 	uint64_t jitter_p50_ns;		/* consecutive round trips' difference */
 	uint64_t jitter_p99_ns;
+	uint64_t rtt_pacing_ns;		/* sampled requests' wait to depart */
 	uint64_t cnt[ROCETUNE_A_QP_MAX + 1];	/* by ROCETUNE_A_QP_* */
 	char dev[RT_NAME_LEN];
 	char comm[RT_NAME_LEN];

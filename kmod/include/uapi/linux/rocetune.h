@@ -230,6 +230,7 @@ enum rocetune_a_qp {
 	ROCETUNE_A_QP_RTT_P99_NS,	/* u64: their 99th percentile */
 	ROCETUNE_A_QP_JITTER_P50_NS,	/* u64: median difference of consecutive ones */
 	ROCETUNE_A_QP_JITTER_P99_NS,	/* u64: its 99th percentile */
+	ROCETUNE_A_QP_RTT_PACING_NS,	/* u64: mean wait of a probe for its departure */
 
 	__ROCETUNE_A_QP_MAX,
 	ROCETUNE_A_QP_MAX = __ROCETUNE_A_QP_MAX - 1

@@ -47,7 +47,7 @@ qpair_start() {
 		return 1
 	fi
 	mapfile -t -O "${#QPAIR_LINES[@]}" QPAIR_LINES < <(grep -v '^ready$' "$out")
-	if ! wait_for 30 qpair_known "$1"; then
+	if ! wait_for 30 qpair_known "$1" "$out"; then
 		echo "# the module has not learned the QPs of rt_qpair -t $1 in 30 s"
 		return 1
 	fi
@@ -61,15 +61,15 @@ qpair_stop() {
 	QPAIR_LINES=()
 }
 
-# qpair_known TYPE: the module has an entry of every QP of QPAIR_LINES,
-# with its remote QP for RC.
+# qpair_known TYPE LOG: the module has an entry of every QP that the
+# rt_qpair of LOG holds, with its remote QP for RC.
 qpair_known() {
-	local l a b want=()
+	local a b want=()
 
-	for l in "${QPAIR_LINES[@]}"; do
-		read -r a b <<< "$l"
+	while read -r a b; do
+		[ -n "$b" ] || continue
 		want+=("[\"$RT_RXE0\",$a,$b]" "[\"$RT_RXE1\",$b,$a]")
-	done
+	done < "$2"
 	rt_qp dump | jq -e --arg t "$1" --argjson want "[$(IFS=,; echo "${want[*]}")]" '
 		[.[] | [.dev, .qpn, (if $t == "rc" then .remote_qpn else null end)]] as $have |
 		all($want[]; . as $w | $have | any(. == [$w[0], $w[1],
@@ -262,7 +262,7 @@ forged_cnps_cut_nothing() {
 # the device recovers from degraded mode by itself; a CE mark from the
 # peer is still answered, with one CNP to the peer.
 ce_junk_no_cnp() {
-	local a b cnps sent0 sent1 pend deg
+	local a b cnps sent0 sent1 pend deg fpid
 
 	RET=0
 	qp_reload
@@ -282,10 +282,18 @@ ce_junk_no_cnp() {
 	# Valid CE-marked packets from the peer's address for 20000 QP
 	# numbers that no QP has, at once: far more than the 32 pending
 	# entries that the verification settles every 10 ms.
-	forge --src "$RT_IP0" --dst "$RT_IP1" --qpn 100000-119999 --ecn 3
-	check_err $? "rt_forge.py failed"
-	deg=$(qp_stat "$RT_RXE1" qp_degraded)
-	echo "# after 20000 unknown QP numbers: degraded $deg, pending $(qp_stat "$RT_RXE1" qp_pending)"
+	# QP_DEGRADED is watched while they come.
+	forge --src "$RT_IP0" --dst "$RT_IP1" --qpn 100000-119999 --ecn 3 \
+		> "$OUT/junk-burst.log" 2>&1 &
+	fpid=$!
+	deg=0
+	while kill -0 "$fpid" 2> /dev/null; do
+		[ "$(qp_stat "$RT_RXE1" qp_degraded)" = 1 ] && deg=1
+	done
+	wait "$fpid"
+	check_err $? "rt_forge.py failed: $(cat "$OUT/junk-burst.log")"
+	[ "$(qp_stat "$RT_RXE1" qp_degraded)" = 1 ] && deg=1
+	echo "# 20000 unknown QP numbers: degraded seen $deg, pending $(qp_stat "$RT_RXE1" qp_pending)"
 	[ "$deg" = 1 ]
 	check_err $? "20000 unknown QP numbers at once did not exhaust the pending entries"
 	wait_for 15 qp_stat_is "$RT_RXE1" qp_degraded 0

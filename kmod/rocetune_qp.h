@@ -568,7 +568,8 @@ struct rt_qppend {
  * @tpend: remote QPs of sent packets, awaiting their local QP
  * @overflow_ns: CLOCK_MONOTONIC (coarse) time a packet was last counted
  *	as unattributed at once because every pending entry was in use, 0
- *	before the first (QP_DEGRADED, see rt_qppend_degraded())
+ *	before the first (QP_DEGRADED: within the last two verification
+ *	periods, and at least two seconds)
  * @want_peer: a packet came for a connected QP whose peer is not known:
  *	the next verification asks the RDMA core (rocetune_qptrack.c)
  * @rx_bad: received packets software RoCE drops, counted on no QP, by
@@ -715,7 +716,6 @@ int rt_qppend_init(struct rt_qpdev *qd);
 void rt_qppend_fini(struct rt_qpdev *qd);
 struct rt_qp *rt_qppend_get(struct rt_qpdev *qd, u32 qpn,
 			    const struct rt_pkt *pkt);
-bool rt_qppend_degraded(struct rt_qpdev *qd);
 struct rt_qp *rt_qppend_find_tx(struct rt_qpdev *qd, u32 rqpn,
 				const u8 *daddr);
 struct rt_qp *rt_qppend_get_tx(struct rt_qpdev *qd, u32 rqpn,

@@ -9,6 +9,7 @@
  * network namespace may see, by index.
  */
 
+#include <linux/ktime.h>
 #include <net/netlink.h>
 #include <rdma/ib_verbs.h>
 
@@ -58,6 +59,21 @@ static int rt_qp_stats_rp(struct sk_buff *skb, const struct rt_qpdev *qd)
 	return 0;
 }
 
+/*
+ * QP_DEGRADED: pending entries ran out within the last two verification
+ * periods, and at least two seconds: once packets for unknown QPs stop
+ * coming faster than the verification settles them, the device recovers
+ * by itself.
+ */
+static bool rt_qp_stats_degraded(struct rt_qpdev *qd)
+{
+	u64 last = READ_ONCE(qd->overflow_ns);
+	u64 span = max_t(u64, 2ULL * rt_qptrack_period() * NSEC_PER_MSEC,
+			 2 * NSEC_PER_SEC);
+
+	return last && ktime_get_coarse_ns() - last < span;
+}
+
 static int rt_qp_stats_fill(struct sk_buff *skb, struct rt_qpdev *qd,
 			    u32 portid, u32 seq, int flags)
 {
@@ -80,7 +96,7 @@ static int rt_qp_stats_fill(struct sk_buff *skb, struct rt_qpdev *qd,
 	    nla_put_u64_64bit(skb, ROCETUNE_A_QP_UNATTR_TX,
 			      atomic64_read(&qd->unattr_tx), ROCETUNE_A_PAD) ||
 	    nla_put_u32(skb, ROCETUNE_A_QP_PENDING, rt_qppend_count(qd)) ||
-	    nla_put_u8(skb, ROCETUNE_A_QP_DEGRADED, rt_qppend_degraded(qd)) ||
+	    nla_put_u8(skb, ROCETUNE_A_QP_DEGRADED, rt_qp_stats_degraded(qd)) ||
 	    nla_put_u8(skb, ROCETUNE_A_QP_HOOKS, rt_qp_hooks()) ||
 	    nla_put_u32(skb, ROCETUNE_A_QP_TABLE_MAX, rt_qp_max_get()) ||
 	    nla_put_u32(skb, ROCETUNE_A_QP_LINGER_MS, rt_qp_linger_get()) ||

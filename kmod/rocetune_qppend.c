@@ -131,26 +131,6 @@ full:
 }
 
 /**
- * rt_qppend_degraded - did pending entries run out lately (QP_DEGRADED)
- * @qd: the device
- *
- * Recent is within two verification periods, and at least two seconds:
- * once packets for unknown QPs stop coming faster than the verification
- * settles them, the device recovers by itself.
- *
- * Return: true when a packet was counted as unattributed for want of a
- * pending entry that recently.
- */
-bool rt_qppend_degraded(struct rt_qpdev *qd)
-{
-	u64 last = READ_ONCE(qd->overflow_ns);
-	u64 span = max_t(u64, 2ULL * rt_qptrack_period() * NSEC_PER_MSEC,
-			 2 * NSEC_PER_SEC);
-
-	return last && ktime_get_coarse_ns() - last < span;
-}
-
-/**
  * rt_qppend_get - the pending entry of a local QP number, claiming one
  * @qd: the device
  * @qpn: the QP number, which has no entry in the table, or whose entry

@@ -808,30 +808,53 @@ static bool rt_qp_selected(struct net *net, const struct rt_qp_sel *sel,
 	       (u64)atomic64_read(&qp->gen) >= sel->since;
 }
 
+/* Entries a walk of the table looks at between two points to reschedule. */
+#define RT_QP_WALK_BATCH	1024
+
+/*
+ * Every RT_QP_WALK_BATCH entries of a walk of the table in rt_qp_xa order
+ * (which resumes from an index, whatever came or went): let others run,
+ * out of the RCU section.  *@qd, found under it, is forgotten.
+ */
+static void rt_qp_walk_pause(unsigned int *n, struct rt_qpdev **qd)
+{
+	if (++*n % RT_QP_WALK_BATCH || !need_resched())
+		return;
+	rcu_read_unlock();
+	cond_resched();
+	rcu_read_lock();
+	*qd = NULL;
+}
+
 /*
  * A top-K dump's selection, K-bounded, and its sample: every QP the caller
- * may see gets a base in the slot (rt_qp_sample_mutex held).
+ * may see gets a base in the slot (rt_qp_sample_mutex held).  The table is
+ * walked in its order, with points to reschedule.
  */
 static void rt_qp_select_top(struct net *net, struct rt_qp_dump *d,
 			     unsigned int slot)
 {
 	const struct rt_qp_sel *sel = &d->sel;
 	struct rt_qpdev *qd = NULL;
+	unsigned long idx;
+	unsigned int n = 0;
 	struct rt_qp_rank r;
 	struct rt_qp *qp;
-	bool visible;
+	bool visible, in;
 
 	rcu_read_lock();
-	list_for_each_entry_rcu(qp, &rt_qp_list, list) {
-		bool in = rt_qp_selected(net, sel, qp, &qd, &visible);
-
-		if (!visible)
-			continue;
-		r.val = rt_qp_sample(qp, slot, sel->by, sel->sample, d->gen);
-		if (!in)
-			continue;
-		r.key = qp->key;
-		d->n = rt_qp_heap_offer(d->top, d->n, sel->topk, &r);
+	for (idx = 0; (qp = rt_qp_xa_find(&idx, ULONG_MAX)); idx++) {
+		in = rt_qp_selected(net, sel, qp, &qd, &visible);
+		if (visible) {
+			r.val = rt_qp_sample(qp, slot, sel->by, sel->sample,
+					     d->gen);
+			if (in) {
+				r.key = qp->key;
+				d->n = rt_qp_heap_offer(d->top, d->n,
+							sel->topk, &r);
+			}
+		}
+		rt_qp_walk_pause(&n, &qd);
 	}
 	rcu_read_unlock();
 	sort(d->top, d->n, sizeof(*d->top), rt_qp_rank_cmp, NULL);
@@ -917,6 +940,7 @@ static bool rt_qp_next(struct net *net, struct rt_qp_dump *d,
 {
 	unsigned long max = ULONG_MAX;
 	struct rt_qpdev *qd = NULL;
+	unsigned int n = 0;
 	struct rt_qp *qp;
 	bool visible;
 
@@ -929,6 +953,7 @@ static bool rt_qp_next(struct net *net, struct rt_qp_dump *d,
 			rcu_read_unlock();
 			return true;
 		}
+		rt_qp_walk_pause(&n, &qd);
 	}
 	rcu_read_unlock();
 	return false;

@@ -370,6 +370,73 @@ static unsigned int rt_state_needs(const struct rt_state *st)
 	return need;
 }
 
+/* One DSCP APP entry DSCP @key -> @prio added (@add) or deleted. */
+static int rt_write_app(const struct rt_backend_ops *ops, void *ctx,
+			const struct rt_nic *nic, unsigned int key,
+			unsigned int prio, bool add, unsigned int *writes,
+			char *msg, size_t len)
+{
+	struct rt_setting entry = { .kind = RT_SK_DSCP, .key = key, .n = 2 };
+	struct rt_setting none = entry;
+	int err;
+
+	entry.v[0] = prio;
+	entry.v[1] = 1u << prio;
+	none.absent = true;
+	err = add ? ops->write(ctx, nic, &entry, &none, msg, len) :
+		    ops->write(ctx, nic, &none, &entry, msg, len);
+	(*writes)++;
+	return err;
+}
+
+/*
+ * Bring DSCP @want->key from @cur's APP entries to @want's, one request
+ * per entry.  The entries that must go are deleted before the wanted one
+ * is added, as "dcb app replace" does: ice refuses an add for a mapped
+ * DSCP (EINVAL) and bnxt_en adds it beside the old entry, where both
+ * would stay.  When any entry must go, the wanted one goes too and is
+ * added again, last: bnxt_en's firmware unmaps a DSCP on every delete,
+ * whatever entries are left.  mlx5 replaces a mapped DSCP's entry itself,
+ * so there a remap is the single add.
+ */
+static int rt_write_dscp(const struct rt_backend_ops *ops, void *ctx,
+			 const struct rt_nic *nic,
+			 const struct rt_setting *want,
+			 const struct rt_setting *cur, unsigned int *writes,
+			 char *msg, size_t len)
+{
+	unsigned int have = rt_dscp_mask(cur), need = rt_dscp_mask(want);
+	unsigned int del = have & ~need ? have : 0, add = need & ~(have & ~del);
+	unsigned int first = want->absent ? 8 : (unsigned int)want->v[0];
+	unsigned int p;
+	int err;
+
+	if (!strcmp(nic->id.driver, "mlx5_core") &&
+	    __builtin_popcount(have) == 1 && __builtin_popcount(need) == 1)
+		del = 0;
+	for (p = 0; p < 8; p++) {
+		if (!(del & (1u << p)))
+			continue;
+		err = rt_write_app(ops, ctx, nic, want->key, p, false, writes,
+				   msg, len);
+		if (err)
+			return err;
+	}
+	for (p = 0; p < 8; p++) {
+		if (p == first || !(add & (1u << p)))
+			continue;
+		err = rt_write_app(ops, ctx, nic, want->key, p, true, writes,
+				   msg, len);
+		if (err)
+			return err;
+	}
+	/* The newest entry is the first of dcbnl's table: v[0]'s last. */
+	if (first < 8 && (add & (1u << first)))
+		return rt_write_app(ops, ctx, nic, want->key, first, true,
+				    writes, msg, len);
+	return 0;
+}
+
 /*
  * Write every setting of @target that differs from @cur, in the safe
  * order (@restore: the class settings backwards).  The apply stops at the
@@ -414,9 +481,15 @@ static int rt_converge(const struct rt_backend_ops *ops, void *ctx,
 		if (delay && (*writes || i))
 			rt_sleep_ms(delay);
 		emsg[0] = '\0';
-		err = ops->write(ctx, nic, w[i].want, &w[i].cur, emsg,
-				 sizeof(emsg));
-		(*writes)++;
+		if (w[i].want->kind == RT_SK_DSCP) {
+			err = rt_write_dscp(ops, ctx, nic, w[i].want,
+					    &w[i].cur, writes, emsg,
+					    sizeof(emsg));
+		} else {
+			err = ops->write(ctx, nic, w[i].want, &w[i].cur, emsg,
+					 sizeof(emsg));
+			(*writes)++;
+		}
 		if (!err)
 			continue;
 		if (!ret) {

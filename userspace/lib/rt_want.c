@@ -317,7 +317,7 @@ static void rt_want_trust(const struct rt_profile *p,
 		w = rt_state_add(want, RT_SK_DSCP, i);
 		if (!w)
 			return;
-		w->n = 1;
+		w->n = 2;
 		if (!dscp) {
 			w->absent = true;
 		} else if (rt_profile_has(p, RT_PK_DSCP_TO_PRIORITY)) {
@@ -326,6 +326,8 @@ static void rt_want_trust(const struct rt_profile *p,
 		} else {
 			w->v[0] = i >> 3;	/* the default map of mlnx_qos */
 		}
+		/* exactly one entry: a duplicated DSCP is drift */
+		w->v[1] = w->absent ? 0 : 1u << w->v[0];
 	}
 	if (!cur->has_apptrust)
 		return;
@@ -597,9 +599,10 @@ static void rt_read_dcb(struct rt_sys_ctx *ctx, const struct rt_nic *nic,
 		s = rt_state_add(&ns->st, RT_SK_DSCP, i);
 		if (!s)
 			break;
-		s->n = 1;
+		s->n = 2;
 		s->absent = ds.dscp_prio[i] < 0;
 		s->v[0] = s->absent ? 0 : (uint64_t)ds.dscp_prio[i];
+		s->v[1] = ds.dscp_mask[i];
 	}
 	if (ds.has_apptrust && (s = rt_state_add(&ns->st, RT_SK_APPTRUST, 0))) {
 		s->n = ds.napptrust < 8 ? ds.napptrust : 8;

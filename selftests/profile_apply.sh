@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# rocetune profile apply on simulated mlx5 and bnxt_re NICs and on
+# rocetune profile apply on simulated mlx5, bnxt_re and irdma NICs and on
 # Soft-RoCE, checked by independent readers: iproute2's dcb, ethtool, the
 # vendor cc files, the simulated NIC's own count of the set operations
 # that reached it (set_count), and for rxe (rocetune.ko's DCQCN) the
@@ -14,6 +14,9 @@ ALL_TESTS="
 	reapply_zero_writes
 	dry_run_and_diff
 	apply_bnxt_re
+	driver_rules
+	dscp_remap_bnxt
+	dscp_remap_ice
 	fail_at_each_write
 	ignore_at_each_write
 	cc_lockdown
@@ -53,6 +56,8 @@ cleanup() {
 	[ "$RT_KMOD_HERE" = 1 ] && rt_kmod_unload
 	echo "$ID" > "$SIM_BUS/del_device" 2> /dev/null
 	echo "$BX" > "$SIM_BUS/del_device" 2> /dev/null
+	echo $((ID + 3)) > "$SIM_BUS/del_device" 2> /dev/null
+	echo $((ID + 4)) > "$SIM_BUS/del_device" 2> /dev/null
 	rt_wire_down
 	rt_sim_unload
 	rm -rf "$WORK"
@@ -216,7 +221,7 @@ apply_bnxt_re() {
 	RET=0
 	cat > "$ROCETUNE_PROFILE_DIR/40-bnxt.conf" << EOF
 [Match]
-Driver=rocetune_sim
+Driver=bnxt_en
 Name=$BDEV
 
 [Lossless]
@@ -258,6 +263,114 @@ EOF
 	check_err $? "no error naming AIRateMbps: $out"
 	sed -i '/^AIRateMbps=/d' "$ROCETUNE_PROFILE_DIR/40-bnxt.conf"
 	log_test "apply on simulated bnxt_re: cc_config written; maxrate and mlx5-only keys refused before any write"
+}
+
+# The simulated NICs are their drivers to rocetune (ethtool -i): a
+# Driver= match of the simulator matches nothing, the real driver names
+# match, and the driver-specific rules run: mlx5's max rate units, its
+# link flap on a PFC change, irdma's missing DCQCN interface.
+driver_rules() {
+	local dir=$WORK/drivers ix=$((ID + 3)) out
+
+	RET=0
+	mkdir -p "$dir"
+	printf '[Match]\nDriver=rocetune_sim\n\n[Lossless]\nPFC=3\n' \
+		> "$dir/10-sim.conf"
+	out=$(ROCETUNE_PROFILE_DIR=$dir "$RT_CLI" -j profile apply dev "$BDEV" dry-run)
+	expect "Driver=rocetune_sim on bnxt_re" \
+		"$(jq -r '.[0].result' <<< "$out")" no-profile
+	printf '[Match]\nDriver=mlx5_core\n\n[Lossless]\nMaxRateMbps=6:1050\n' \
+		> "$dir/10-sim.conf"
+	out=$(ROCETUNE_PROFILE_DIR=$dir "$RT_CLI" -j profile apply dev "$DEV")
+	expect "exit status of 1050 Mb/s on mlx5" "$?" 1
+	jq -r '.[0].errors[]' <<< "$out" | grep -q 'MaxRateMbps: TC 6: 1050 Mb/s: mlx5 keeps multiples of 100 Mb/s'
+	check_err $? "mlx5's max rate rule did not run: $out"
+	out=$(ROCETUNE_PROFILE_DIR=$dir "$RT_CLI" -j profile apply dev "$BDEV" dry-run)
+	expect "Driver=mlx5_core on bnxt_re" \
+		"$(jq -r '.[0].result' <<< "$out")" no-profile
+	printf '[Match]\nDriver=mlx5_core\n\n[Lossless]\nPFC=2\n' \
+		> "$dir/10-sim.conf"
+	out=$(ROCETUNE_PROFILE_DIR=$dir "$RT_CLI" -j profile apply dev "$DEV" dry-run)
+	check_err $? "dry-run of PFC=2 failed: $out"
+	jq -r '.[0].warning' <<< "$out" | grep -q 'mlx5 take its link down and up'
+	check_err $? "no mlx5 link flap warning: $out"
+	echo "$ix irdma" > "$SIM_BUS/new_device"
+	check_err $? "cannot create an irdma device"
+	wait_for 10 "$RT_CLI" profile show dev "rsim$ix"
+	printf '[Match]\nDriver=ice\n\n[DCQCN]\nCNPDSCP=46\n' > "$dir/10-sim.conf"
+	out=$(ROCETUNE_PROFILE_DIR=$dir "$RT_CLI" -j profile apply dev "rsim$ix")
+	expect "exit status of DCQCN on irdma" "$?" 1
+	jq -r '.[0].errors[]' <<< "$out" | grep -q 'irdma has no DCQCN interface upstream'
+	check_err $? "irdma's reason did not show: $out"
+	echo "$ix" > "$SIM_BUS/del_device"
+	log_test "driver identity: Driver= matches mlx5_core/bnxt_en/ice, not the simulator; mlx5 and irdma rules run"
+}
+
+# dscp_table DEV: DEV's DSCP APP entries as dcb shows them, sorted.
+dscp_table() {
+	jqv '.dscp_prio // [] | sort' dcb -j app show dev "$1"
+}
+
+# dscp_remap DEV PERSONALITY: DSCP 26 of DEV moves from priority 3 to 5 by
+# a profile change, then a failure injected at each write of a move to
+# priority 1 rolls back; every time dcb shows exactly one entry per DSCP.
+dscp_remap() {
+	local dev=$1 id=${1#rsim} dir=$WORK/remap-$2 out total k
+
+	mkdir -p "$dir"
+	printf '[Match]\nName=%s\n\n[Lossless]\nTrust=dscp\nDSCPToPriority=26:3 48:6\n' \
+		"$dev" > "$dir/10-remap.conf"
+	out=$(ROCETUNE_PROFILE_DIR=$dir "$RT_CLI" -j profile apply dev "$dev")
+	check_err $? "first apply failed: $out"
+	expect "entries after the first apply" "$(dscp_table "$dev")" \
+		"[[26,3],[48,6]]"
+	sed -i 's/26:3/26:5/' "$dir/10-remap.conf"
+	out=$(ROCETUNE_PROFILE_DIR=$dir "$RT_CLI" -j profile apply dev "$dev")
+	check_err $? "remap apply failed: $out"
+	expect "result of the remap" "$(jq -r '.[0].result' <<< "$out")" applied
+	expect "entries after the remap" "$(dscp_table "$dev")" "[[26,5],[48,6]]"
+	total=$(jq -r '.[0].writes' <<< "$out")
+	sed -i 's/26:5/26:1/' "$dir/10-remap.conf"
+	for ((k = 0; k < ${total:-0}; k++)); do
+		echo "$k 22" > "$DFS/$id/fail_set"
+		out=$(ROCETUNE_PROFILE_DIR=$dir "$RT_CLI" -j profile apply dev "$dev")
+		expect "exit status, failure at write $k" "$?" 1
+		expect "result, failure at write $k" \
+			"$(jq -r '.[0].result' <<< "$out")" rolled-back
+		expect "entries after the rollback of write $k" \
+			"$(dscp_table "$dev")" "[[26,5],[48,6]]"
+	done
+	echo "0 0" > "$DFS/$id/fail_set"
+	expect "writes of a remap" "${total:-0}" 2
+	# a second entry for DSCP 48 (added beside the old one where the
+	# driver keeps both) is drift, which apply removes
+	sed -i 's/26:1/26:5/' "$dir/10-remap.conf"
+	rt_dcb app del dev "$dev" dscp-prio 48:6
+	rt_dcb app add dev "$dev" dscp-prio 48:2
+	rt_dcb app add dev "$dev" dscp-prio 48:6
+	out=$(ROCETUNE_PROFILE_DIR=$dir "$RT_CLI" -j profile apply dev "$dev")
+	check_err $? "apply over the extra entry failed: $out"
+	expect "entries after fixing the drift" "$(dscp_table "$dev")" \
+		"[[26,5],[48,6]]"
+	rt_dcb app del dev "$dev" dscp-prio 26:5 48:6
+}
+
+dscp_remap_bnxt() {
+	RET=0
+	dscp_remap "$BDEV" bnxt_re
+	log_test "DSCP remap on bnxt_re (adds append): delete then add, one entry per DSCP, also after a failure at each write"
+}
+
+dscp_remap_ice() {
+	local ix=$((ID + 4))
+
+	RET=0
+	echo "$ix irdma" > "$SIM_BUS/new_device"
+	check_err $? "cannot create an irdma device"
+	wait_for 10 "$RT_CLI" profile show dev "rsim$ix"
+	dscp_remap "rsim$ix" irdma
+	echo "$ix" > "$SIM_BUS/del_device"
+	log_test "DSCP remap on irdma/ice (a remap is EINVAL): delete then add, one entry per DSCP, also after a failure at each write"
 }
 
 # A baseline profile state of the mlx5 NIC, different from the profile.

@@ -233,11 +233,29 @@ CNPDSCP=46
 CNPPriority=7
 G=8
 EOF
+	# bnxt_en refuses PFC until ETS is set once, and reads an empty ETS
+	# until then: refused before any write, naming the rule
+	expect "dcb ets of a fresh bnxt_re" \
+		"$(jqv .tc_bw dcb -j ets show dev "$BDEV")" "[0,0,0,0,0,0,0,0]"
+	before=$(sets "$BX")
+	out=$("$RT_CLI" -j profile apply dev "$BDEV" dry-run)
+	expect "exit status of a dry-run, PFC without ETS" "$?" 1
+	jq -r '.[0].errors[]' <<< "$out" | grep -q '40-bnxt.conf:[0-9]*: \[Lossless\] PFC: bnxt_en refuses PFC until ETS has been set once'
+	check_err $? "the dry-run does not name bnxt_en's ETS-before-PFC rule: $out"
+	out=$("$RT_CLI" -j profile apply dev "$BDEV")
+	expect "exit status of apply, PFC without ETS" "$?" 1
+	expect "result, PFC without ETS" "$(jq -r '.[0].result' <<< "$out")" invalid
+	expect "writes, PFC without ETS" "$(($(sets "$BX") - before))" 0
+	# with ETS in the profile it applies: ETS first, then PFC
+	sed -i '/^PFC=/a PriorityToTC=3:1 4:2\nTSA=3:strict 4:strict 5:strict 6:strict 7:strict\nETSBandwidth=0:50 1:25 2:25' \
+		"$ROCETUNE_PROFILE_DIR/40-bnxt.conf"
 	out=$("$RT_CLI" -j profile apply dev "$BDEV")
 	check_err $? "apply failed: $out"
 	expect "result" "$(jq -r '.[0].result' <<< "$out")" applied
 	expect "dcb prio-pfc" "$(jqv .prio_pfc dcb -j pfc show dev "$BDEV")" \
 		"[false,false,false,true,true,false,false,false]"
+	expect "dcb prio-tc" "$(jqv .prio_tc dcb -j ets show dev "$BDEV")" \
+		"[0,0,0,1,2,0,0,0]"
 	expect "alt_vlan_dscp" "$(cat "$BCC/alt_vlan_dscp")" 46
 	expect "alt_vlan_pcp" "$(cat "$BCC/alt_vlan_pcp")" 7
 	expect "run_avg_weight_g" "$(cat "$BCC/run_avg_weight_g")" 8
@@ -262,7 +280,7 @@ EOF
 	jq -r '.[0].errors[]' <<< "$out" | grep -q 'AIRateMbps: bnxt_re has no equivalent'
 	check_err $? "no error naming AIRateMbps: $out"
 	sed -i '/^AIRateMbps=/d' "$ROCETUNE_PROFILE_DIR/40-bnxt.conf"
-	log_test "apply on simulated bnxt_re: cc_config written; maxrate and mlx5-only keys refused before any write"
+	log_test "apply on simulated bnxt_re: PFC without ETS refused naming bnxt_en's rule, with ETS applied; cc_config written; maxrate and mlx5-only keys refused before any write"
 }
 
 # The simulated NICs are their drivers to rocetune (ethtool -i): a

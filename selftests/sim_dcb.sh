@@ -28,6 +28,7 @@ ALL_TESTS="
 	app_mlx5_replaces
 	app_bnxt_appends
 	app_ice_refuses_remap
+	bnxt_ets_before_pfc
 	fail_next_set
 	pfc_link_flap
 	ethtool_stats
@@ -871,6 +872,35 @@ cc_lockdown() {
 	log_test "cc_lockdown: cc files refuse to open with EPERM, as under kernel lockdown"
 }
 
+# bnxt_en reads an empty ETS until the first ETS set and refuses PFC
+# before it (EINVAL): on a fresh bnxt_re device.
+bnxt_ets_before_pfc() {
+	local id=$((SIM_ID + 5)) dev
+
+	RET=0
+	dev=rsim$id
+	echo "$id bnxt_re" > "$SIM_BUS"/new_device
+	check_err $? "cannot create device $id"
+	sim_expect "fresh ETS tc-bw" "$(sim_json .tc_bw dcb -j ets show dev "$dev")" \
+		"[0,0,0,0,0,0,0,0]"
+	sim_expect "fresh ETS prio-tc" \
+		"$(sim_json .prio_tc dcb -j ets show dev "$dev")" "[0,0,0,0,0,0,0,0]"
+	sim_expect "errno of PFC before ETS" "$(sim_dcbnl pfc "$dev" 0x08 0)" 22
+	sim_expect "prio-pfc after the refused set" \
+		"$(sim_json .prio_pfc[3] dcb -j pfc show dev "$dev")" false
+	rt_dcb ets set dev "$dev" tc-tsa all:ets tc-bw all:0 0:60 3:40 \
+		prio-tc all:0 3:3
+	check_err $? "dcb ets set failed"
+	sim_expect "ETS after the first set" \
+		"$(sim_json .tc_bw dcb -j ets show dev "$dev")" "[60,0,0,40,0,0,0,0]"
+	sim_expect "errno of PFC after ETS" "$(sim_dcbnl pfc "$dev" 0x08 0)" 0
+	sim_expect "prio-pfc after ETS" \
+		"$(sim_json .prio_pfc[3] dcb -j pfc show dev "$dev")" true
+	echo "$id" > "$SIM_BUS"/del_device
+	check_err $? "cannot delete device $id"
+	log_test "bnxt_re: ETS empty and PFC refused (EINVAL) until the first ETS set"
+}
+
 # Like bnxt_en and ice, bnxt_re and irdma have no maxrate and no buffer
 # ops: dcbnl leaves them out of a get and ignores them in a set, which
 # reports success.
@@ -999,7 +1029,7 @@ setup() {
 cleanup() {
 	local id
 
-	for id in "$SIM_ID" "$SIM_ID1" "$SIM_ID2"; do
+	for id in "$SIM_ID" "$SIM_ID1" "$SIM_ID2" $((SIM_ID + 5)); do
 		echo "$id" > "$SIM_BUS"/del_device 2> /dev/null
 	done
 	rt_sim_unload

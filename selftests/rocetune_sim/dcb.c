@@ -32,9 +32,20 @@ void rsim_dcb_init(struct rsim_dev *rsim)
 		rsim->dscp2prio[i] = -1;
 }
 
+/*
+ * bnxt_en (bnxt_dcb.c, 6.1): in host DCBX mode the ETS read is empty
+ * but for ets_cap until the first ETS set (bnxt_dcbnl_ieee_getets()), and
+ * a PFC set before it is EINVAL (bnxt_hwrm_queue_pfc_cfg()).
+ */
 static int rsim_ieee_getets(struct net_device *dev, struct ieee_ets *ets)
 {
-	*ets = rsim_from_netdev(dev)->ets;
+	struct rsim_dev *rsim = rsim_from_netdev(dev);
+
+	if (rsim->info->ets_before_pfc && !rsim->ets_set) {
+		ets->ets_cap = rsim->ets.ets_cap;
+		return 0;
+	}
+	*ets = rsim->ets;
 	return 0;
 }
 
@@ -91,6 +102,7 @@ static int rsim_ieee_setets(struct net_device *dev, struct ieee_ets *ets)
 	memcpy(rsim->ets.reco_prio_tc, ets->reco_prio_tc,
 	       sizeof(ets->reco_prio_tc));
 	rsim->ets.willing = ets->willing;
+	rsim->ets_set = true;
 	return 0;
 }
 
@@ -122,6 +134,10 @@ static int rsim_ieee_setpfc(struct net_device *dev, struct ieee_pfc *pfc)
 
 	if (!rsim_set_begin(rsim, &err))
 		return err;
+	if (rsim->info->ets_before_pfc && !rsim->ets_set) {
+		netdev_err(dev, "PFC: no ETS set yet\n");
+		return -EINVAL;
+	}
 	/* The delay is the cable length in meters, as in mlx5. */
 	if (pfc->delay > 1000) {
 		netdev_err(dev, "PFC: cable length %u m is over 1000 m\n",

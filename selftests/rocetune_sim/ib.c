@@ -122,6 +122,7 @@ const struct rsim_personality_info rsim_personalities[] = {
 		.hw = rsim_bnxt_re_hw,
 		.num_hw = ARRAY_SIZE(rsim_bnxt_re_hw),
 		.dcbnl_ops = &rsim_dcbnl_ops_bnxt,
+		.ets_before_pfc = true,
 	},
 };
 

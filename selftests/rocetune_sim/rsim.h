@@ -78,6 +78,7 @@ struct rsim_personality_info {
 	bool pfc_tunable;	/* ETHTOOL_PFC_PREVENTION_TOUT */
 	bool pfc_link_flap;	/* default of the pfc_link_flap knob */
 	const struct dcbnl_rtnl_ops *dcbnl_ops;	/* the driver's op set */
+	bool ets_before_pfc;	/* ETS empty and PFC refused until set */
 };
 
 /* A counter that grows at a constant rate until @end (0: until stopped). */
@@ -109,6 +110,7 @@ struct rsim_dev {
 
 	/* DCB and ethtool state, changed under RTNL */
 	struct ieee_ets ets;
+	bool ets_set;			/* an ETS set succeeded */
 	u8 pfc_en;
 	u8 pfc_mbc;
 	u16 pfc_delay;

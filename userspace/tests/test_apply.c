@@ -967,6 +967,54 @@ static void dscp_duplicate_is_restored(void **state)
 	fixture_free(f);
 }
 
+/*
+ * bnxt_en refuses PFC until ETS has been set once and reads an empty ETS
+ * until then: a PFC change with no ETS write is refused before any
+ * write, naming the rule; with ETS in the profile it applies, ETS first.
+ */
+static void bnxt_pfc_needs_ets_first(void **state)
+{
+	struct fixture *f = fixture_new();
+	struct rt_setting *ets;
+	unsigned int i;
+
+	(void)state;
+	strcpy(f->nic.id.driver, "bnxt_en");
+	ets = (struct rt_setting *)model_get(&f->m, RT_SK_ETS, 0);
+	memset(ets->v, 0, sizeof(ets->v));
+	f->orig = f->m;
+	f->p.line[RT_PK_ETS_BANDWIDTH] = 0;
+	f->p.line[RT_PK_PRIORITY_TO_TC] = 0;
+	assert_int_equal(rt_apply_nic(&model_ops, &f->m, &f->nic, &f->p, false,
+				      &f->res), -1);
+	assert_int_equal(f->res.result, RT_RES_INVALID);
+	assert_int_equal(f->m.writes, 0);
+	assert_int_equal(f->res.diag.n, 1);
+	assert_non_null(strstr(f->res.diag.msg[0],
+			       "[Lossless] PFC: bnxt_en refuses PFC until ETS has been set once"));
+
+	/* the same without a PFC change: nothing to refuse */
+	f->p.line[RT_PK_PFC] = 0;
+	assert_int_equal(rt_apply_nic(&model_ops, &f->m, &f->nic, &f->p, true,
+				      &f->res), 0);
+
+	/* with ETS in the profile: applied, the ETS write before PFC's */
+	fixture_free(f);
+	f = fixture_new();
+	strcpy(f->nic.id.driver, "bnxt_en");
+	ets = (struct rt_setting *)model_get(&f->m, RT_SK_ETS, 0);
+	memset(ets->v, 0, sizeof(ets->v));
+	assert_int_equal(rt_apply_nic(&model_ops, &f->m, &f->nic, &f->p, false,
+				      &f->res), 0);
+	for (i = 0; i < f->m.writes && f->m.order[i] != RT_SK_PFC; i++)
+		;
+	assert_true(i < f->m.writes);
+	while (i-- > 0 && f->m.order[i] != RT_SK_ETS)
+		;
+	assert_true(i < f->m.writes);
+	fixture_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -991,6 +1039,7 @@ int main(void)
 		cmocka_unit_test(dscp_remap_failure_rolls_back),
 		cmocka_unit_test(dscp_duplicate_is_drift),
 		cmocka_unit_test(dscp_duplicate_is_restored),
+		cmocka_unit_test(bnxt_pfc_needs_ets_first),
 	};
 
 	return cmocka_run_group_tests_name("apply", tests, setup_rundir,

@@ -17,6 +17,7 @@ ALL_TESTS="
 	driver_rules
 	dscp_remap_bnxt
 	dscp_remap_ice
+	pfc_headroom_order
 	fail_at_each_write
 	ignore_at_each_write
 	cc_lockdown
@@ -389,6 +390,43 @@ dscp_remap_ice() {
 	dscp_remap "rsim$ix" irdma
 	echo "$ix" > "$SIM_BUS/del_device"
 	log_test "DSCP remap on irdma/ice (a remap is EINVAL): delete then add, one entry per DSCP, also after a failure at each write"
+}
+
+# PFC off and its buffer down to 0 in one apply: mlx5 refuses a lossless
+# buffer of size 0, so PFC must go off first; and back, the buffer must
+# grow before PFC goes on again.
+pfc_headroom_order() {
+	local dir=$WORK/headroom out
+
+	RET=0
+	mkdir -p "$dir"
+	out=$("$RT_CLI" -j profile apply dev "$DEV")
+	check_err $? "the main profile does not apply: $out"
+	expect "start: prio-pfc 3" \
+		"$(jqv '.prio_pfc[3]' dcb -j pfc show dev "$DEV")" true
+	expect "start: prio 3 in buffer 1" \
+		"$(jqv '.prio_buffer[3]' dcb -j buffer show dev "$DEV")" 1
+	printf '[Match]\nName=%s\n\n[Lossless]\nPFC=none\nPriorityToBuffer=3:1\nBufferSizeBytes=0:262144 1:0\n' \
+		"$DEV" > "$dir/10-off.conf"
+	out=$(ROCETUNE_PROFILE_DIR=$dir "$RT_CLI" -j profile apply dev "$DEV")
+	check_err $? "PFC off with buffer 1 of 0 bytes failed: $out"
+	expect "result of PFC off and the buffer down" \
+		"$(jq -r '.[0].result' <<< "$out")" applied
+	expect "dcb prio-pfc" "$(jqv .prio_pfc dcb -j pfc show dev "$DEV")" \
+		"[false,false,false,false,false,false,false,false]"
+	expect "dcb buffer-size" \
+		"$(jqv '.buffer_size[0:2]' dcb -j buffer show dev "$DEV")" \
+		"[262144,0]"
+	out=$("$RT_CLI" -j profile apply dev "$DEV")
+	check_err $? "PFC on with buffer 1 back failed: $out"
+	expect "result of the buffer up and PFC on" \
+		"$(jq -r '.[0].result' <<< "$out")" applied
+	expect "dcb prio-pfc 3 again" \
+		"$(jqv '.prio_pfc[3]' dcb -j pfc show dev "$DEV")" true
+	expect "dcb buffer-size again" \
+		"$(jqv '.buffer_size[0:2]' dcb -j buffer show dev "$DEV")" \
+		"[131072,131072]"
+	log_test "PFC off before its buffer shrinks to 0 (mlx5 refuses a lossless one), the buffer back before PFC on"
 }
 
 # A baseline profile state of the mlx5 NIC, different from the profile.

@@ -364,6 +364,23 @@ static int rsim_setbuffer(struct net_device *dev, struct dcbnl_buffer *buf)
 			   sum, RSIM_BUF_TOTAL);
 		return -EINVAL;
 	}
+	/*
+	 * mlx5 (en/port_buffer.c mlx5e_port_manual_buffer_config(), 6.1):
+	 * when the sizes change, a lossless buffer (one that a PFC-enabled
+	 * priority maps to, with the new priority map) of size 0 is EINVAL.
+	 */
+	if (memcmp(buf->buffer_size, rsim->buffer.buffer_size,
+		   sizeof(buf->buffer_size))) {
+		for (i = 0; i < IEEE_8021QAZ_MAX_TCS; i++) {
+			u8 b = buf->prio2buffer[i];
+
+			if ((rsim->pfc_en & BIT(i)) && !buf->buffer_size[b]) {
+				netdev_err(dev, "lossless buffer %u (priority %d) cannot be of size 0\n",
+					   b, i);
+				return -EINVAL;
+			}
+		}
+	}
 	memcpy(rsim->buffer.prio2buffer, buf->prio2buffer,
 	       sizeof(buf->prio2buffer));
 	memcpy(rsim->buffer.buffer_size, buf->buffer_size,

@@ -1015,6 +1015,112 @@ static void bnxt_pfc_needs_ets_first(void **state)
 	fixture_free(f);
 }
 
+/* The index of the first write of @kind at or after @from, or -1. */
+static int write_index(const struct model *m, enum rt_set_kind kind,
+		       unsigned int from)
+{
+	unsigned int i;
+
+	for (i = from; i < m->writes; i++)
+		if (m->order[i] == kind)
+			return (int)i;
+	return -1;
+}
+
+/* Model PFC on @en and buffer 1 of @size bytes. */
+static void model_pfc_buffer(struct model *m, unsigned int en,
+			     unsigned int size)
+{
+	((struct rt_setting *)model_get(m, RT_SK_PFC, 0))->v[0] = en;
+	((struct rt_setting *)model_get(m, RT_SK_BUFFER, 0))->v[9] = size;
+}
+
+/* The profile: PFC on @en, buffer 1 of @size bytes. */
+static void profile_pfc_buffer(struct rt_profile *p, unsigned int en,
+			       unsigned int size)
+{
+	p->pfc_en = (uint8_t)en;
+	p->line[RT_PK_BUFFER_SIZE_BYTES] = 12;
+	p->buffer_size[1] = size;
+}
+
+/*
+ * PFC on and a bigger buffer: the buffer grows before PFC goes on; the
+ * restore after a failure at the last write turns PFC off before the
+ * buffer shrinks.  And the other way round.
+ */
+static void pfc_and_buffer_ordered_by_direction(void **state)
+{
+	struct fixture *f = fixture_new();
+	unsigned int n;
+	int b, pfc;
+
+	(void)state;
+	profile_pfc_buffer(&f->p, 1 << 3, 65536);
+	assert_int_equal(rt_apply_nic(&model_ops, &f->m, &f->nic, &f->p, false,
+				      &f->res), 0);
+	n = f->m.writes;
+	fixture_free(f);
+
+	f = fixture_new();
+	profile_pfc_buffer(&f->p, 1 << 3, 65536);
+	f->m.fail_at = n;
+	assert_int_equal(rt_apply_nic(&model_ops, &f->m, &f->nic, &f->p, false,
+				      &f->res), -1);
+	assert_int_equal(f->res.result, RT_RES_ROLLED_BACK);
+	b = write_index(&f->m, RT_SK_BUFFER, 0);
+	pfc = write_index(&f->m, RT_SK_PFC, 0);
+	assert_true(b >= 0 && pfc > b);		/* apply: grow, then on */
+	b = write_index(&f->m, RT_SK_BUFFER, n);
+	pfc = write_index(&f->m, RT_SK_PFC, n);
+	assert_true(pfc >= 0 && b > pfc);	/* restore: off, then shrink */
+	assert_true(model_same(&f->m, &f->orig));
+	fixture_free(f);
+
+	/* PFC off and a smaller buffer: off first, on again last */
+	f = fixture_new();
+	model_pfc_buffer(&f->m, 1 << 3, 65536);
+	f->orig = f->m;
+	profile_pfc_buffer(&f->p, 0, 0);
+	f->m.fail_at = n;
+	assert_int_equal(rt_apply_nic(&model_ops, &f->m, &f->nic, &f->p, false,
+				      &f->res), -1);
+	assert_int_equal(f->res.result, RT_RES_ROLLED_BACK);
+	b = write_index(&f->m, RT_SK_BUFFER, 0);
+	pfc = write_index(&f->m, RT_SK_PFC, 0);
+	assert_true(pfc >= 0 && b > pfc);
+	b = write_index(&f->m, RT_SK_BUFFER, n);
+	pfc = write_index(&f->m, RT_SK_PFC, n);
+	assert_true(b >= 0 && pfc > b);
+	assert_true(model_same(&f->m, &f->orig));
+	fixture_free(f);
+}
+
+/*
+ * PFC moving from priority 4 to 3 with a buffer change: 4 goes off
+ * before the buffers change, 3 comes on after (one write more).
+ */
+static void pfc_move_with_buffer_is_split(void **state)
+{
+	struct fixture *f = fixture_new();
+	int b, off, on;
+
+	(void)state;
+	model_pfc_buffer(&f->m, 1 << 4, 65536);
+	profile_pfc_buffer(&f->p, 1 << 3, 131072);
+	assert_int_equal(rt_apply_nic(&model_ops, &f->m, &f->nic, &f->p, false,
+				      &f->res), 0);
+	off = write_index(&f->m, RT_SK_PFC, 0);
+	b = write_index(&f->m, RT_SK_BUFFER, 0);
+	on = write_index(&f->m, RT_SK_PFC, (unsigned int)off + 1);
+	assert_true(off >= 0 && b > off && on > b);
+	assert_int_equal(f->m.order_prio[off], 0);
+	assert_int_equal(f->m.order_prio[on], 1 << 3);
+	assert_int_equal(model_get(&f->m, RT_SK_PFC, 0)->v[0], 1 << 3);
+	assert_int_equal(f->res.writes, f->m.writes);
+	fixture_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1040,6 +1146,8 @@ int main(void)
 		cmocka_unit_test(dscp_duplicate_is_drift),
 		cmocka_unit_test(dscp_duplicate_is_restored),
 		cmocka_unit_test(bnxt_pfc_needs_ets_first),
+		cmocka_unit_test(pfc_and_buffer_ordered_by_direction),
+		cmocka_unit_test(pfc_move_with_buffer_is_split),
 	};
 
 	return cmocka_run_group_tests_name("apply", tests, setup_rundir,

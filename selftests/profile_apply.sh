@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# rocetune profile apply on simulated mlx5 and bnxt_re NICs and on
+# rocetune profile apply on simulated mlx5, bnxt_re and irdma NICs and on
 # Soft-RoCE, checked by independent readers: iproute2's dcb, ethtool, the
 # vendor cc files, the simulated NIC's own count of the set operations
 # that reached it (set_count), and for rxe (rocetune.ko's DCQCN) the
@@ -14,6 +14,10 @@ ALL_TESTS="
 	reapply_zero_writes
 	dry_run_and_diff
 	apply_bnxt_re
+	driver_rules
+	dscp_remap_bnxt
+	dscp_remap_ice
+	pfc_headroom_order
 	fail_at_each_write
 	ignore_at_each_write
 	cc_lockdown
@@ -53,6 +57,8 @@ cleanup() {
 	[ "$RT_KMOD_HERE" = 1 ] && rt_kmod_unload
 	echo "$ID" > "$SIM_BUS/del_device" 2> /dev/null
 	echo "$BX" > "$SIM_BUS/del_device" 2> /dev/null
+	echo $((ID + 3)) > "$SIM_BUS/del_device" 2> /dev/null
+	echo $((ID + 4)) > "$SIM_BUS/del_device" 2> /dev/null
 	rt_wire_down
 	rt_sim_unload
 	rm -rf "$WORK"
@@ -216,7 +222,7 @@ apply_bnxt_re() {
 	RET=0
 	cat > "$ROCETUNE_PROFILE_DIR/40-bnxt.conf" << EOF
 [Match]
-Driver=rocetune_sim
+Driver=bnxt_en
 Name=$BDEV
 
 [Lossless]
@@ -228,11 +234,29 @@ CNPDSCP=46
 CNPPriority=7
 G=8
 EOF
+	# bnxt_en refuses PFC until ETS is set once, and reads an empty ETS
+	# until then: refused before any write, naming the rule
+	expect "dcb ets of a fresh bnxt_re" \
+		"$(jqv .tc_bw dcb -j ets show dev "$BDEV")" "[0,0,0,0,0,0,0,0]"
+	before=$(sets "$BX")
+	out=$("$RT_CLI" -j profile apply dev "$BDEV" dry-run)
+	expect "exit status of a dry-run, PFC without ETS" "$?" 1
+	jq -r '.[0].errors[]' <<< "$out" | grep -q '40-bnxt.conf:[0-9]*: \[Lossless\] PFC: bnxt_en refuses PFC until ETS has been set once'
+	check_err $? "the dry-run does not name bnxt_en's ETS-before-PFC rule: $out"
+	out=$("$RT_CLI" -j profile apply dev "$BDEV")
+	expect "exit status of apply, PFC without ETS" "$?" 1
+	expect "result, PFC without ETS" "$(jq -r '.[0].result' <<< "$out")" invalid
+	expect "writes, PFC without ETS" "$(($(sets "$BX") - before))" 0
+	# with ETS in the profile it applies: ETS first, then PFC
+	sed -i '/^PFC=/a PriorityToTC=3:1 4:2\nTSA=3:strict 4:strict 5:strict 6:strict 7:strict\nETSBandwidth=0:50 1:25 2:25' \
+		"$ROCETUNE_PROFILE_DIR/40-bnxt.conf"
 	out=$("$RT_CLI" -j profile apply dev "$BDEV")
 	check_err $? "apply failed: $out"
 	expect "result" "$(jq -r '.[0].result' <<< "$out")" applied
 	expect "dcb prio-pfc" "$(jqv .prio_pfc dcb -j pfc show dev "$BDEV")" \
 		"[false,false,false,true,true,false,false,false]"
+	expect "dcb prio-tc" "$(jqv .prio_tc dcb -j ets show dev "$BDEV")" \
+		"[0,0,0,1,2,0,0,0]"
 	expect "alt_vlan_dscp" "$(cat "$BCC/alt_vlan_dscp")" 46
 	expect "alt_vlan_pcp" "$(cat "$BCC/alt_vlan_pcp")" 7
 	expect "run_avg_weight_g" "$(cat "$BCC/run_avg_weight_g")" 8
@@ -257,7 +281,152 @@ EOF
 	jq -r '.[0].errors[]' <<< "$out" | grep -q 'AIRateMbps: bnxt_re has no equivalent'
 	check_err $? "no error naming AIRateMbps: $out"
 	sed -i '/^AIRateMbps=/d' "$ROCETUNE_PROFILE_DIR/40-bnxt.conf"
-	log_test "apply on simulated bnxt_re: cc_config written; maxrate and mlx5-only keys refused before any write"
+	log_test "apply on simulated bnxt_re: PFC without ETS refused naming bnxt_en's rule, with ETS applied; cc_config written; maxrate and mlx5-only keys refused before any write"
+}
+
+# The simulated NICs are their drivers to rocetune (ethtool -i): a
+# Driver= match of the simulator matches nothing, the real driver names
+# match, and the driver-specific rules run: mlx5's max rate units, its
+# link flap on a PFC change, irdma's missing DCQCN interface.
+driver_rules() {
+	local dir=$WORK/drivers ix=$((ID + 3)) out
+
+	RET=0
+	mkdir -p "$dir"
+	printf '[Match]\nDriver=rocetune_sim\n\n[Lossless]\nPFC=3\n' \
+		> "$dir/10-sim.conf"
+	out=$(ROCETUNE_PROFILE_DIR=$dir "$RT_CLI" -j profile apply dev "$BDEV" dry-run)
+	expect "Driver=rocetune_sim on bnxt_re" \
+		"$(jq -r '.[0].result' <<< "$out")" no-profile
+	printf '[Match]\nDriver=mlx5_core\n\n[Lossless]\nMaxRateMbps=6:1050\n' \
+		> "$dir/10-sim.conf"
+	out=$(ROCETUNE_PROFILE_DIR=$dir "$RT_CLI" -j profile apply dev "$DEV")
+	expect "exit status of 1050 Mb/s on mlx5" "$?" 1
+	jq -r '.[0].errors[]' <<< "$out" | grep -q 'MaxRateMbps: TC 6: 1050 Mb/s: mlx5 keeps multiples of 100 Mb/s'
+	check_err $? "mlx5's max rate rule did not run: $out"
+	out=$(ROCETUNE_PROFILE_DIR=$dir "$RT_CLI" -j profile apply dev "$BDEV" dry-run)
+	expect "Driver=mlx5_core on bnxt_re" \
+		"$(jq -r '.[0].result' <<< "$out")" no-profile
+	printf '[Match]\nDriver=mlx5_core\n\n[Lossless]\nPFC=2\n' \
+		> "$dir/10-sim.conf"
+	out=$(ROCETUNE_PROFILE_DIR=$dir "$RT_CLI" -j profile apply dev "$DEV" dry-run)
+	check_err $? "dry-run of PFC=2 failed: $out"
+	jq -r '.[0].warning' <<< "$out" | grep -q 'mlx5 take its link down and up'
+	check_err $? "no mlx5 link flap warning: $out"
+	echo "$ix irdma" > "$SIM_BUS/new_device"
+	check_err $? "cannot create an irdma device"
+	wait_for 10 "$RT_CLI" profile show dev "rsim$ix"
+	printf '[Match]\nDriver=ice\n\n[DCQCN]\nCNPDSCP=46\n' > "$dir/10-sim.conf"
+	out=$(ROCETUNE_PROFILE_DIR=$dir "$RT_CLI" -j profile apply dev "rsim$ix")
+	expect "exit status of DCQCN on irdma" "$?" 1
+	jq -r '.[0].errors[]' <<< "$out" | grep -q 'irdma has no DCQCN interface upstream'
+	check_err $? "irdma's reason did not show: $out"
+	echo "$ix" > "$SIM_BUS/del_device"
+	log_test "driver identity: Driver= matches mlx5_core/bnxt_en/ice, not the simulator; mlx5 and irdma rules run"
+}
+
+# dscp_table DEV: DEV's DSCP APP entries as dcb shows them, sorted.
+dscp_table() {
+	jqv '.dscp_prio // [] | sort' dcb -j app show dev "$1"
+}
+
+# dscp_remap DEV PERSONALITY: DSCP 26 of DEV moves from priority 3 to 5 by
+# a profile change, then a failure injected at each write of a move to
+# priority 1 rolls back; every time dcb shows exactly one entry per DSCP.
+dscp_remap() {
+	local dev=$1 id=${1#rsim} dir=$WORK/remap-$2 out total k
+
+	mkdir -p "$dir"
+	printf '[Match]\nName=%s\n\n[Lossless]\nTrust=dscp\nDSCPToPriority=26:3 48:6\n' \
+		"$dev" > "$dir/10-remap.conf"
+	out=$(ROCETUNE_PROFILE_DIR=$dir "$RT_CLI" -j profile apply dev "$dev")
+	check_err $? "first apply failed: $out"
+	expect "entries after the first apply" "$(dscp_table "$dev")" \
+		"[[26,3],[48,6]]"
+	sed -i 's/26:3/26:5/' "$dir/10-remap.conf"
+	out=$(ROCETUNE_PROFILE_DIR=$dir "$RT_CLI" -j profile apply dev "$dev")
+	check_err $? "remap apply failed: $out"
+	expect "result of the remap" "$(jq -r '.[0].result' <<< "$out")" applied
+	expect "entries after the remap" "$(dscp_table "$dev")" "[[26,5],[48,6]]"
+	total=$(jq -r '.[0].writes' <<< "$out")
+	sed -i 's/26:5/26:1/' "$dir/10-remap.conf"
+	for ((k = 0; k < ${total:-0}; k++)); do
+		echo "$k 22" > "$DFS/$id/fail_set"
+		out=$(ROCETUNE_PROFILE_DIR=$dir "$RT_CLI" -j profile apply dev "$dev")
+		expect "exit status, failure at write $k" "$?" 1
+		expect "result, failure at write $k" \
+			"$(jq -r '.[0].result' <<< "$out")" rolled-back
+		expect "entries after the rollback of write $k" \
+			"$(dscp_table "$dev")" "[[26,5],[48,6]]"
+	done
+	echo "0 0" > "$DFS/$id/fail_set"
+	expect "writes of a remap" "${total:-0}" 2
+	# a second entry for DSCP 48 (added beside the old one where the
+	# driver keeps both) is drift, which apply removes
+	sed -i 's/26:1/26:5/' "$dir/10-remap.conf"
+	rt_dcb app del dev "$dev" dscp-prio 48:6
+	rt_dcb app add dev "$dev" dscp-prio 48:2
+	rt_dcb app add dev "$dev" dscp-prio 48:6
+	out=$(ROCETUNE_PROFILE_DIR=$dir "$RT_CLI" -j profile apply dev "$dev")
+	check_err $? "apply over the extra entry failed: $out"
+	expect "entries after fixing the drift" "$(dscp_table "$dev")" \
+		"[[26,5],[48,6]]"
+	rt_dcb app del dev "$dev" dscp-prio 26:5 48:6
+}
+
+dscp_remap_bnxt() {
+	RET=0
+	dscp_remap "$BDEV" bnxt_re
+	log_test "DSCP remap on bnxt_re (adds append): delete then add, one entry per DSCP, also after a failure at each write"
+}
+
+dscp_remap_ice() {
+	local ix=$((ID + 4))
+
+	RET=0
+	echo "$ix irdma" > "$SIM_BUS/new_device"
+	check_err $? "cannot create an irdma device"
+	wait_for 10 "$RT_CLI" profile show dev "rsim$ix"
+	dscp_remap "rsim$ix" irdma
+	echo "$ix" > "$SIM_BUS/del_device"
+	log_test "DSCP remap on irdma/ice (a remap is EINVAL): delete then add, one entry per DSCP, also after a failure at each write"
+}
+
+# PFC off and its buffer down to 0 in one apply: mlx5 refuses a lossless
+# buffer of size 0, so PFC must go off first; and back, the buffer must
+# grow before PFC goes on again.
+pfc_headroom_order() {
+	local dir=$WORK/headroom out
+
+	RET=0
+	mkdir -p "$dir"
+	out=$("$RT_CLI" -j profile apply dev "$DEV")
+	check_err $? "the main profile does not apply: $out"
+	expect "start: prio-pfc 3" \
+		"$(jqv '.prio_pfc[3]' dcb -j pfc show dev "$DEV")" true
+	expect "start: prio 3 in buffer 1" \
+		"$(jqv '.prio_buffer[3]' dcb -j buffer show dev "$DEV")" 1
+	printf '[Match]\nName=%s\n\n[Lossless]\nPFC=none\nPriorityToBuffer=3:1\nBufferSizeBytes=0:262144 1:0\n' \
+		"$DEV" > "$dir/10-off.conf"
+	out=$(ROCETUNE_PROFILE_DIR=$dir "$RT_CLI" -j profile apply dev "$DEV")
+	check_err $? "PFC off with buffer 1 of 0 bytes failed: $out"
+	expect "result of PFC off and the buffer down" \
+		"$(jq -r '.[0].result' <<< "$out")" applied
+	expect "dcb prio-pfc" "$(jqv .prio_pfc dcb -j pfc show dev "$DEV")" \
+		"[false,false,false,false,false,false,false,false]"
+	expect "dcb buffer-size" \
+		"$(jqv '.buffer_size[0:2]' dcb -j buffer show dev "$DEV")" \
+		"[262144,0]"
+	out=$("$RT_CLI" -j profile apply dev "$DEV")
+	check_err $? "PFC on with buffer 1 back failed: $out"
+	expect "result of the buffer up and PFC on" \
+		"$(jq -r '.[0].result' <<< "$out")" applied
+	expect "dcb prio-pfc 3 again" \
+		"$(jqv '.prio_pfc[3]' dcb -j pfc show dev "$DEV")" true
+	expect "dcb buffer-size again" \
+		"$(jqv '.buffer_size[0:2]' dcb -j buffer show dev "$DEV")" \
+		"[131072,131072]"
+	log_test "PFC off before its buffer shrinks to 0 (mlx5 refuses a lossless one), the buffer back before PFC on"
 }
 
 # A baseline profile state of the mlx5 NIC, different from the profile.

@@ -10,8 +10,11 @@
 # real drivers' debugfs paths.  The injection knobs of the apply engine's
 # tests work as documented: set_count counts every set that reaches the
 # device, fail_set fails the Nth, ignore_set ignores the Nth, cc_lockdown
-# refuses the cc files as kernel lockdown does.  bnxt_re has no maxrate
-# and buffer ops, like bnxt_en.
+# refuses the cc files as kernel lockdown does.  Each personality is its
+# driver to ethtool (mlx5_core, ice, bnxt_en) and has its op set (irdma
+# and bnxt_re have no maxrate and buffer ops, like ice and bnxt_en; none
+# has apptrust ops) and APP rules: mlx5 replaces a mapped DSCP's entry,
+# bnxt_en appends a second one, ice refuses a remap.
 
 ALL_TESTS="
 	dcb_pfc
@@ -21,6 +24,11 @@ ALL_TESTS="
 	dcb_maxrate
 	dcb_dcbx
 	dcb_apptrust
+	driver_identity
+	app_mlx5_replaces
+	app_bnxt_appends
+	app_ice_refuses_remap
+	bnxt_ets_before_pfc
 	fail_next_set
 	pfc_link_flap
 	ethtool_stats
@@ -93,7 +101,8 @@ sim_pfc_delay() {
 # sim_dcbnl MODE DEV ARGS...: DCB over raw rtnetlink, for what Debian 12's
 # dcb cannot do: print the errno of a set (0 on success) or read the
 # apptrust table.  Modes: "pfc DEV PFC_EN DELAY", "trust-set DEV SEL...",
-# "trust-get DEV" (prints the selectors), "rate-buf DEV RATE0..RATE7
+# "trust-get DEV" (prints the selectors), "app-add DEV DSCP PRIO" and
+# "app-del DEV DSCP PRIO" (one DSCP APP entry), "rate-buf DEV RATE0..RATE7
 # SIZE0..SIZE7" (maxrate and buffer sizes, every priority in buffer 0, in
 # one set), "attrs DEV..." (prints the attribute types of an IEEE get, a
 # line per DEV).  Python without site (-S) starts faster in the VM.
@@ -101,9 +110,10 @@ sim_dcbnl() {
 	python3 -S - "$@" << 'EOF'
 import socket, struct, sys
 RTM_GETDCB, RTM_SETDCB = 78, 79
-DCB_CMD_IEEE_SET, DCB_CMD_IEEE_GET = 20, 21
+DCB_CMD_IEEE_SET, DCB_CMD_IEEE_GET, DCB_CMD_IEEE_DEL = 20, 21, 27
 DCB_ATTR_IFNAME, DCB_ATTR_IEEE = 1, 13
 DCB_ATTR_IEEE_PFC, DCB_ATTR_DCB_APP_TRUST_TABLE = 2, 11
+DCB_ATTR_IEEE_APP_TABLE, IEEE_8021QAZ_APP_SEL_DSCP = 3, 5
 DCB_ATTR_IEEE_MAXRATE, DCB_ATTR_DCB_BUFFER = 7, 10
 DCB_ATTR_IEEE_APP, DCB_ATTR_DCB_APP = 1, 2
 
@@ -133,9 +143,8 @@ def talk(msgtype, cmd, dev, payload=b""):
     return dict(attrs(msg[20:mlen]))
 
 
-def ieee_set(dev, nested):
-    reply = talk(RTM_SETDCB, DCB_CMD_IEEE_SET, dev,
-                 attr(DCB_ATTR_IEEE | 0x8000, nested))
+def ieee_set(dev, nested, cmd=DCB_CMD_IEEE_SET):
+    reply = talk(RTM_SETDCB, cmd, dev, attr(DCB_ATTR_IEEE | 0x8000, nested))
     print((256 - reply[DCB_ATTR_IEEE][0]) % 256)
 
 
@@ -148,6 +157,11 @@ elif mode == "trust-set":
     table = b"".join(attr(DCB_ATTR_DCB_APP if s == 255 else DCB_ATTR_IEEE_APP,
                           bytes([s])) for s in args)
     ieee_set(dev, attr(DCB_ATTR_DCB_APP_TRUST_TABLE | 0x8000, table))
+elif mode in ("app-add", "app-del"):
+    app = struct.pack("=BBH", IEEE_8021QAZ_APP_SEL_DSCP, args[1], args[0])
+    ieee_set(dev, attr(DCB_ATTR_IEEE_APP_TABLE | 0x8000,
+                       attr(DCB_ATTR_IEEE_APP, app)),
+             DCB_CMD_IEEE_SET if mode == "app-add" else DCB_CMD_IEEE_DEL)
 elif mode == "trust-get":
     ieee = dict(attrs(talk(RTM_GETDCB, DCB_CMD_IEEE_GET, dev)[DCB_ATTR_IEEE]))
     table = ieee.get(DCB_ATTR_DCB_APP_TRUST_TABLE, b"")
@@ -267,8 +281,12 @@ dcb_dcbx() {
 	log_test "dcb dcbx: mode read back, invalid mode rejected"
 }
 
+# None of the three drivers has apptrust ops (mlx5: en_dcbnl.c
+# mlx5e_dcbnl_ops, ice: ice_dcb_nl.c dcbnl_ops, bnxt_en: bnxt_dcb.c
+# dcbnl_ops, 6.1 and 6.12): dcbnl refuses a trust table with EOPNOTSUPP
+# and puts none in an IEEE get.
 dcb_apptrust() {
-	local maj min
+	local maj min dev
 
 	IFS=. read -r maj min _ <<< "$(uname -r)"
 	if [ "$maj" -lt 6 ] || { [ "$maj" = 6 ] && [ "$min" -lt 2 ]; }; then
@@ -276,15 +294,82 @@ dcb_apptrust() {
 		return
 	fi
 	RET=0
-	sim_expect "default trust" "$(sim_dcbnl trust-get "$DEV")" 255
-	sim_expect "errno of dscp pcp" "$(sim_dcbnl trust-set "$DEV" 5 255)" 0
-	sim_expect "trust after set" "$(sim_dcbnl trust-get "$DEV")" "5 255"
-	sim_expect "errno of ethertype" "$(sim_dcbnl trust-set "$DEV" 1)" 95
-	sim_expect "trust after a refused set" "$(sim_dcbnl trust-get "$DEV")" "5 255"
-	echo 5 > "$DFS/fail_next_set"
-	sim_expect "errno with fail_next_set" "$(sim_dcbnl trust-set "$DEV" 255)" 5
-	sim_expect "trust after a failed set" "$(sim_dcbnl trust-get "$DEV")" "5 255"
-	log_test "dcb apptrust (raw dcbnl, Debian 12's dcb has none): set, read back, refused"
+	for dev in "$DEV" "rsim$SIM_ID1" "rsim$SIM_ID2"; do
+		sim_expect "$dev trust table" "$(sim_dcbnl trust-get "$dev")" ""
+		sim_expect "$dev errno of dscp pcp" \
+			"$(sim_dcbnl trust-set "$dev" 5 255)" 95
+	done
+	log_test "dcb apptrust (raw dcbnl): no personality has apptrust ops"
+}
+
+# ethtool -i shows the real Ethernet driver of each personality, so that
+# rocetune's driver-specific rules run on the simulated NICs.
+driver_identity() {
+	local dev want
+
+	RET=0
+	for dev in "$DEV:mlx5_core" "rsim$SIM_ID1:ice" "rsim$SIM_ID2:bnxt_en"; do
+		want=${dev#*:}
+		dev=${dev%%:*}
+		sim_expect "$dev driver" \
+			"$(ethtool -i "$dev" | awk '$1 == "driver:" { print $2 }')" \
+			"$want"
+	done
+	log_test "ethtool -i: mlx5_core, ice and bnxt_en"
+}
+
+# sim_dscp DEV: the DSCP APP entries dcb shows, sorted.
+sim_dscp() {
+	sim_json '.dscp_prio // [] | sort' dcb -j app show dev "$1"
+}
+
+app_mlx5_replaces() {
+	RET=0
+	sim_expect "errno of 26:3" "$(sim_dcbnl app-add "$DEV" 26 3)" 0
+	sim_expect "errno of 26:5 over 26:3" "$(sim_dcbnl app-add "$DEV" 26 5)" 0
+	sim_expect "entries after a remap" "$(sim_dscp "$DEV")" "[[26,5]]"
+	sim_expect "errno of 26:5 again" "$(sim_dcbnl app-add "$DEV" 26 5)" 0
+	sim_expect "errno of deleting 26:3" "$(sim_dcbnl app-del "$DEV" 26 3)" 2
+	sim_expect "errno of deleting 26:5" "$(sim_dcbnl app-del "$DEV" 26 5)" 0
+	sim_expect "entries after the delete" "$(sim_dscp "$DEV")" "[]"
+	log_test "mlx5 APP: an add for a mapped DSCP replaces its entry"
+}
+
+app_bnxt_appends() {
+	local dev=rsim$SIM_ID2
+
+	RET=0
+	sim_expect "errno of 26:3" "$(sim_dcbnl app-add "$dev" 26 3)" 0
+	sim_expect "errno of 26:5 beside 26:3" \
+		"$(sim_dcbnl app-add "$dev" 26 5)" 0
+	sim_expect "entries after a second add" "$(sim_dscp "$dev")" \
+		"[[26,3],[26,5]]"
+	sim_expect "errno of 26:5 again (identical)" \
+		"$(sim_dcbnl app-add "$dev" 26 5)" 17
+	sim_expect "errno of deleting 26:3" "$(sim_dcbnl app-del "$dev" 26 3)" 0
+	sim_expect "entries after deleting the old one" "$(sim_dscp "$dev")" \
+		"[[26,5]]"
+	sim_expect "errno of deleting 26:3 again" \
+		"$(sim_dcbnl app-del "$dev" 26 3)" 2
+	sim_expect "errno of deleting 26:5" "$(sim_dcbnl app-del "$dev" 26 5)" 0
+	log_test "bnxt_en APP: a second entry for a DSCP is added beside the old one"
+}
+
+app_ice_refuses_remap() {
+	local dev=rsim$SIM_ID1
+
+	RET=0
+	sim_expect "errno of 26:3" "$(sim_dcbnl app-add "$dev" 26 3)" 0
+	sim_expect "errno of 26:5 over 26:3" "$(sim_dcbnl app-add "$dev" 26 5)" 22
+	sim_expect "entries after a refused remap" "$(sim_dscp "$dev")" "[[26,3]]"
+	sim_expect "errno of 26:3 again (identical)" \
+		"$(sim_dcbnl app-add "$dev" 26 3)" 17
+	sim_expect "errno of deleting 26:3" "$(sim_dcbnl app-del "$dev" 26 3)" 0
+	sim_expect "errno of 26:5 after the delete" \
+		"$(sim_dcbnl app-add "$dev" 26 5)" 0
+	sim_expect "entries after delete and add" "$(sim_dscp "$dev")" "[[26,5]]"
+	sim_expect "errno of deleting 26:5" "$(sim_dcbnl app-del "$dev" 26 5)" 0
+	log_test "ice APP: a remap of a mapped DSCP is EINVAL, delete then add works"
 }
 
 fail_next_set() {
@@ -787,8 +872,38 @@ cc_lockdown() {
 	log_test "cc_lockdown: cc files refuse to open with EPERM, as under kernel lockdown"
 }
 
-# Like bnxt_en, bnxt_re has no maxrate and no buffer ops: dcbnl leaves
-# them out of a get and ignores them in a set, which reports success.
+# bnxt_en reads an empty ETS until the first ETS set and refuses PFC
+# before it (EINVAL): on a fresh bnxt_re device.
+bnxt_ets_before_pfc() {
+	local id=$((SIM_ID + 5)) dev
+
+	RET=0
+	dev=rsim$id
+	echo "$id bnxt_re" > "$SIM_BUS"/new_device
+	check_err $? "cannot create device $id"
+	sim_expect "fresh ETS tc-bw" "$(sim_json .tc_bw dcb -j ets show dev "$dev")" \
+		"[0,0,0,0,0,0,0,0]"
+	sim_expect "fresh ETS prio-tc" \
+		"$(sim_json .prio_tc dcb -j ets show dev "$dev")" "[0,0,0,0,0,0,0,0]"
+	sim_expect "errno of PFC before ETS" "$(sim_dcbnl pfc "$dev" 0x08 0)" 22
+	sim_expect "prio-pfc after the refused set" \
+		"$(sim_json .prio_pfc[3] dcb -j pfc show dev "$dev")" false
+	rt_dcb ets set dev "$dev" tc-tsa all:ets tc-bw all:0 0:60 3:40 \
+		prio-tc all:0 3:3
+	check_err $? "dcb ets set failed"
+	sim_expect "ETS after the first set" \
+		"$(sim_json .tc_bw dcb -j ets show dev "$dev")" "[60,0,0,40,0,0,0,0]"
+	sim_expect "errno of PFC after ETS" "$(sim_dcbnl pfc "$dev" 0x08 0)" 0
+	sim_expect "prio-pfc after ETS" \
+		"$(sim_json .prio_pfc[3] dcb -j pfc show dev "$dev")" true
+	echo "$id" > "$SIM_BUS"/del_device
+	check_err $? "cannot delete device $id"
+	log_test "bnxt_re: ETS empty and PFC refused (EINVAL) until the first ETS set"
+}
+
+# Like bnxt_en and ice, bnxt_re and irdma have no maxrate and no buffer
+# ops: dcbnl leaves them out of a get and ignores them in a set, which
+# reports success.
 bnxt_no_maxrate_buffer() {
 	local dev2=rsim$SIM_ID2 d2=/sys/kernel/debug/rocetune_sim/$SIM_ID2
 	local n mlx5 irdma bnxt
@@ -798,8 +913,10 @@ bnxt_no_maxrate_buffer() {
 		<(sim_dcbnl attrs "$DEV" "rsim$SIM_ID1" "$dev2")
 	[[ " $mlx5 " == *" 7 "* && " $mlx5 " == *" 10 "* ]]
 	check_err $? "mlx5 IEEE get lacks maxrate (7) or buffer (10): $mlx5"
-	[[ " $irdma " == *" 7 "* && " $irdma " == *" 10 "* ]]
-	check_err $? "irdma IEEE get lacks maxrate (7) or buffer (10): $irdma"
+	[[ " $irdma " == *" 1 "* && " $irdma " == *" 2 "* ]]
+	check_err $? "irdma IEEE get lacks ETS (1) or PFC (2): $irdma"
+	[[ " $irdma " != *" 7 "* && " $irdma " != *" 10 "* ]]
+	check_err $? "irdma IEEE get has maxrate (7) or buffer (10): $irdma"
 	[[ " $bnxt " == *" 1 "* && " $bnxt " == *" 2 "* ]]
 	check_err $? "bnxt_re IEEE get lacks ETS (1) or PFC (2): $bnxt"
 	[[ " $bnxt " != *" 7 "* && " $bnxt " != *" 10 "* ]]
@@ -826,7 +943,7 @@ bnxt_no_maxrate_buffer() {
 	rt_dcb pfc set dev "$dev2" delay 9
 	sim_expect "bnxt_re set_count after a PFC set" "$(cat "$d2/set_count")" \
 		$((n + 1))
-	log_test "bnxt_re: no maxrate or buffer ops; dcbnl ignores them and reports success"
+	log_test "bnxt_re, irdma: no maxrate or buffer ops; dcbnl ignores them and reports success"
 }
 
 bus_errors() {
@@ -912,7 +1029,7 @@ setup() {
 cleanup() {
 	local id
 
-	for id in "$SIM_ID" "$SIM_ID1" "$SIM_ID2"; do
+	for id in "$SIM_ID" "$SIM_ID1" "$SIM_ID2" $((SIM_ID + 5)); do
 		echo "$id" > "$SIM_BUS"/del_device 2> /dev/null
 	done
 	rt_sim_unload

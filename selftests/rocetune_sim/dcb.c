@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * rocetune_sim DCB: IEEE 802.1Qaz ops (ETS, PFC, APP with DSCP, maxrate,
- * buffers, DCBX mode, apptrust where the kernel has it), validated as a
- * real NIC driver does and kept in the device.  dcbnl calls all of them
+ * buffers, DCBX mode), validated as a real NIC driver does and kept in
+ * the device; each personality has its driver's op set and APP rules.  dcbnl calls all of them
  * under RTNL.
  */
 
@@ -30,15 +30,22 @@ void rsim_dcb_init(struct rsim_dev *rsim)
 	rsim->dcbx = DCB_CAP_DCBX_HOST | DCB_CAP_DCBX_VER_IEEE;
 	for (i = 0; i < RSIM_NUM_DSCP; i++)
 		rsim->dscp2prio[i] = -1;
-#ifdef RSIM_HAVE_APPTRUST
-	rsim->apptrust[0] = DCB_APP_SEL_PCP;
-	rsim->num_apptrust = 1;
-#endif
 }
 
+/*
+ * bnxt_en (bnxt_dcb.c, 6.1): in host DCBX mode the ETS read is empty
+ * but for ets_cap until the first ETS set (bnxt_dcbnl_ieee_getets()), and
+ * a PFC set before it is EINVAL (bnxt_hwrm_queue_pfc_cfg()).
+ */
 static int rsim_ieee_getets(struct net_device *dev, struct ieee_ets *ets)
 {
-	*ets = rsim_from_netdev(dev)->ets;
+	struct rsim_dev *rsim = rsim_from_netdev(dev);
+
+	if (rsim->info->ets_before_pfc && !rsim->ets_set) {
+		ets->ets_cap = rsim->ets.ets_cap;
+		return 0;
+	}
+	*ets = rsim->ets;
 	return 0;
 }
 
@@ -95,6 +102,7 @@ static int rsim_ieee_setets(struct net_device *dev, struct ieee_ets *ets)
 	memcpy(rsim->ets.reco_prio_tc, ets->reco_prio_tc,
 	       sizeof(ets->reco_prio_tc));
 	rsim->ets.willing = ets->willing;
+	rsim->ets_set = true;
 	return 0;
 }
 
@@ -126,6 +134,10 @@ static int rsim_ieee_setpfc(struct net_device *dev, struct ieee_pfc *pfc)
 
 	if (!rsim_set_begin(rsim, &err))
 		return err;
+	if (rsim->info->ets_before_pfc && !rsim->ets_set) {
+		netdev_err(dev, "PFC: no ETS set yet\n");
+		return -EINVAL;
+	}
 	/* The delay is the cable length in meters, as in mlx5. */
 	if (pfc->delay > 1000) {
 		netdev_err(dev, "PFC: cable length %u m is over 1000 m\n",
@@ -162,12 +174,33 @@ static int rsim_ieee_setmaxrate(struct net_device *dev,
 }
 
 /*
- * Only the DSCP selector is supported; adding the first DSCP entry makes
- * the port trust DSCP and removing the last one returns it to PCP trust,
- * as mlx5 does.  The entries are kept in dcbnl's own table too, which is
- * what "dcb app show" reads.
+ * APP entries, per driver.  Every driver keeps the entries in dcbnl's own
+ * table too (dcb_ieee_setapp()/dcb_ieee_delapp()), which is what "dcb app
+ * show" reads; dcb_ieee_setapp() refuses only an identical entry (EEXIST)
+ * and puts a new one first in the table.  Read from Linux 6.1:
+ * net/dcb/dcbnl.c dcb_ieee_setapp(), dcb_app_add().
  */
-static int rsim_ieee_setapp(struct net_device *dev, struct dcb_app *app)
+static bool rsim_app_dscp_ok(const struct dcb_app *app)
+{
+	return app->selector == IEEE_8021QAZ_APP_SEL_DSCP &&
+	       app->protocol < RSIM_NUM_DSCP;
+}
+
+static void rsim_app_unmap(struct rsim_dev *rsim, u16 dscp)
+{
+	rsim->dscp2prio[dscp] = -1;
+	if (!--rsim->num_dscp_apps)
+		rsim->trust_dscp = false;
+}
+
+/*
+ * mlx5 (drivers/net/ethernet/mellanox/mlx5/core/en_dcbnl.c, 6.1,
+ * mlx5e_dcbnl_ieee_setapp/delapp): DSCP selector only, DSCP < 64; the
+ * first DSCP entry switches the port to DSCP trust, deleting the last one
+ * back to PCP; an add for a mapped DSCP replaces its old entry; a delete
+ * whose priority is not the mapped one is ENOENT.
+ */
+static int rsim_mlx5_setapp(struct net_device *dev, struct dcb_app *app)
 {
 	struct rsim_dev *rsim = rsim_from_netdev(dev);
 	struct dcb_app old;
@@ -175,9 +208,7 @@ static int rsim_ieee_setapp(struct net_device *dev, struct dcb_app *app)
 
 	if (!rsim_set_begin(rsim, &err))
 		return err;
-	if (app->selector != IEEE_8021QAZ_APP_SEL_DSCP ||
-	    app->protocol >= RSIM_NUM_DSCP ||
-	    app->priority >= RSIM_NUM_PRIO)
+	if (!rsim_app_dscp_ok(app) || app->priority >= RSIM_NUM_PRIO)
 		return -EINVAL;
 
 	if (rsim->dscp2prio[app->protocol] == app->priority)
@@ -188,8 +219,7 @@ static int rsim_ieee_setapp(struct net_device *dev, struct dcb_app *app)
 		err = dcb_ieee_delapp(dev, &old);
 		if (err)
 			return err;
-		rsim->num_dscp_apps--;
-		rsim->dscp2prio[app->protocol] = -1;
+		rsim_app_unmap(rsim, app->protocol);
 	}
 	err = dcb_ieee_setapp(dev, app);
 	if (err)
@@ -200,24 +230,113 @@ static int rsim_ieee_setapp(struct net_device *dev, struct dcb_app *app)
 	return 0;
 }
 
-static int rsim_ieee_delapp(struct net_device *dev, struct dcb_app *app)
+static int rsim_mlx5_delapp(struct net_device *dev, struct dcb_app *app)
 {
 	struct rsim_dev *rsim = rsim_from_netdev(dev);
 	int err;
 
 	if (!rsim_set_begin(rsim, &err))
 		return err;
-	if (app->selector != IEEE_8021QAZ_APP_SEL_DSCP ||
-	    app->protocol >= RSIM_NUM_DSCP)
+	if (!rsim_app_dscp_ok(app))
 		return -EINVAL;
 	if (rsim->dscp2prio[app->protocol] != app->priority)
 		return -ENOENT;
 	err = dcb_ieee_delapp(dev, app);
 	if (err)
 		return err;
-	rsim->dscp2prio[app->protocol] = -1;
-	if (!--rsim->num_dscp_apps)
-		rsim->trust_dscp = false;
+	rsim_app_unmap(rsim, app->protocol);
+	return 0;
+}
+
+/*
+ * ice (drivers/net/ethernet/intel/ice/ice_dcb_nl.c, 6.1,
+ * ice_dcbnl_setapp/delapp): DSCP selector only, DSCP < 64, priority below
+ * the TC count (8); the entry goes to dcbnl's table first, so an
+ * identical one is EEXIST; a DSCP that is already mapped is EINVAL and
+ * the new entry is taken out again (a remap needs a delete first).  The
+ * first mapping switches the port to DSCP QoS, deleting the last one back
+ * to VLAN (PCP) QoS.
+ */
+static int rsim_ice_setapp(struct net_device *dev, struct dcb_app *app)
+{
+	struct rsim_dev *rsim = rsim_from_netdev(dev);
+	int err;
+
+	if (!rsim_set_begin(rsim, &err))
+		return err;
+	if (!rsim_app_dscp_ok(app) || app->priority >= RSIM_NUM_PRIO)
+		return -EINVAL;
+	err = dcb_ieee_setapp(dev, app);
+	if (err)
+		return err;
+	if (rsim->dscp2prio[app->protocol] >= 0) {
+		netdev_err(dev, "DSCP %u is already mapped to priority %d\n",
+			   app->protocol, rsim->dscp2prio[app->protocol]);
+		dcb_ieee_delapp(dev, app);
+		return -EINVAL;
+	}
+	rsim->dscp2prio[app->protocol] = app->priority;
+	rsim->num_dscp_apps++;
+	rsim->trust_dscp = true;
+	return 0;
+}
+
+static int rsim_ice_delapp(struct net_device *dev, struct dcb_app *app)
+{
+	struct rsim_dev *rsim = rsim_from_netdev(dev);
+	int err;
+
+	if (!rsim_set_begin(rsim, &err))
+		return err;
+	err = dcb_ieee_delapp(dev, app);
+	if (err)
+		return err;
+	if (rsim_app_dscp_ok(app) && rsim->dscp2prio[app->protocol] >= 0)
+		rsim_app_unmap(rsim, app->protocol);
+	return 0;
+}
+
+/*
+ * bnxt_en (drivers/net/ethernet/broadcom/bnxt/bnxt_dcb.c, 6.1,
+ * bnxt_dcbnl_ieee_setapp/delapp, bnxt_hwrm_queue_dscp2pri_cfg): any
+ * selector goes to dcbnl's table, DSCP above the firmware's maximum (63)
+ * is EINVAL; a second entry for a mapped DSCP is added beside the old
+ * one; the firmware's DSCP map takes each add's priority, and any delete
+ * of a DSCP entry unmaps that DSCP, whatever entries are left.
+ */
+static int rsim_bnxt_setapp(struct net_device *dev, struct dcb_app *app)
+{
+	struct rsim_dev *rsim = rsim_from_netdev(dev);
+	bool dscp = app->selector == IEEE_8021QAZ_APP_SEL_DSCP;
+	int err;
+
+	if (!rsim_set_begin(rsim, &err))
+		return err;
+	if (dscp && app->protocol >= RSIM_NUM_DSCP)
+		return -EINVAL;
+	err = dcb_ieee_setapp(dev, app);
+	if (err)
+		return err;
+	if (dscp)
+		rsim->dscp2prio[app->protocol] = app->priority;
+	return 0;
+}
+
+static int rsim_bnxt_delapp(struct net_device *dev, struct dcb_app *app)
+{
+	struct rsim_dev *rsim = rsim_from_netdev(dev);
+	bool dscp = app->selector == IEEE_8021QAZ_APP_SEL_DSCP;
+	int err;
+
+	if (!rsim_set_begin(rsim, &err))
+		return err;
+	if (dscp && app->protocol >= RSIM_NUM_DSCP)
+		return -EINVAL;
+	err = dcb_ieee_delapp(dev, app);
+	if (err)
+		return err;
+	if (dscp)
+		rsim->dscp2prio[app->protocol] = -1;
 	return 0;
 }
 
@@ -244,6 +363,23 @@ static int rsim_setbuffer(struct net_device *dev, struct dcbnl_buffer *buf)
 		netdev_err(dev, "buffers of %llu bytes exceed the %u bytes of the port\n",
 			   sum, RSIM_BUF_TOTAL);
 		return -EINVAL;
+	}
+	/*
+	 * mlx5 (en/port_buffer.c mlx5e_port_manual_buffer_config(), 6.1):
+	 * when the sizes change, a lossless buffer (one that a PFC-enabled
+	 * priority maps to, with the new priority map) of size 0 is EINVAL.
+	 */
+	if (memcmp(buf->buffer_size, rsim->buffer.buffer_size,
+		   sizeof(buf->buffer_size))) {
+		for (i = 0; i < IEEE_8021QAZ_MAX_TCS; i++) {
+			u8 b = buf->prio2buffer[i];
+
+			if ((rsim->pfc_en & BIT(i)) && !buf->buffer_size[b]) {
+				netdev_err(dev, "lossless buffer %u (priority %d) cannot be of size 0\n",
+					   b, i);
+				return -EINVAL;
+			}
+		}
 	}
 	memcpy(rsim->buffer.prio2buffer, buf->prio2buffer,
 	       sizeof(buf->prio2buffer));
@@ -275,71 +411,46 @@ static u8 rsim_setdcbx(struct net_device *dev, u8 mode)
 	return 0;
 }
 
-#ifdef RSIM_HAVE_APPTRUST
-static int rsim_setapptrust(struct net_device *dev, u8 *sel, int nsel)
-{
-	struct rsim_dev *rsim = rsim_from_netdev(dev);
-	int i, err;
-
-	if (!rsim_set_begin(rsim, &err))
-		return err;
-	if (nsel > ARRAY_SIZE(rsim->apptrust))
-		return -EOPNOTSUPP;
-	for (i = 0; i < nsel; i++)
-		if (sel[i] != IEEE_8021QAZ_APP_SEL_DSCP &&
-		    sel[i] != DCB_APP_SEL_PCP)
-			return -EOPNOTSUPP;
-	memcpy(rsim->apptrust, sel, nsel);
-	rsim->num_apptrust = nsel;
-	return 0;
-}
-
-static int rsim_getapptrust(struct net_device *dev, u8 *sel, int *nsel)
-{
-	struct rsim_dev *rsim = rsim_from_netdev(dev);
-
-	memcpy(sel, rsim->apptrust, rsim->num_apptrust);
-	*nsel = rsim->num_apptrust;
-	return 0;
-}
-#endif
-
-/* mlx5 and irdma */
-const struct dcbnl_rtnl_ops rsim_dcbnl_ops = {
+/*
+ * The op sets of the drivers: none has apptrust ops (6.1 and 6.12);
+ * ice and bnxt_en have no maxrate or buffer ops, so dcbnl leaves those
+ * attributes out of a get and ignores them in a set (which then reports
+ * success).  mlx5: en_dcbnl.c mlx5e_dcbnl_ops; ice: ice_dcb_nl.c
+ * dcbnl_ops; bnxt_en: bnxt_dcb.c dcbnl_ops (6.1).
+ */
+const struct dcbnl_rtnl_ops rsim_dcbnl_ops_mlx5 = {
 	.ieee_getets = rsim_ieee_getets,
 	.ieee_setets = rsim_ieee_setets,
 	.ieee_getmaxrate = rsim_ieee_getmaxrate,
 	.ieee_setmaxrate = rsim_ieee_setmaxrate,
 	.ieee_getpfc = rsim_ieee_getpfc,
 	.ieee_setpfc = rsim_ieee_setpfc,
-	.ieee_setapp = rsim_ieee_setapp,
-	.ieee_delapp = rsim_ieee_delapp,
+	.ieee_setapp = rsim_mlx5_setapp,
+	.ieee_delapp = rsim_mlx5_delapp,
 	.getdcbx = rsim_getdcbx,
 	.setdcbx = rsim_setdcbx,
 	.dcbnl_getbuffer = rsim_getbuffer,
 	.dcbnl_setbuffer = rsim_setbuffer,
-#ifdef RSIM_HAVE_APPTRUST
-	.dcbnl_setapptrust = rsim_setapptrust,
-	.dcbnl_getapptrust = rsim_getapptrust,
-#endif
 };
 
-/*
- * bnxt_re: like bnxt_en, no maxrate and no buffer ops, so dcbnl leaves
- * those attributes out of a get and ignores them in a set (which then
- * reports success).
- */
-const struct dcbnl_rtnl_ops rsim_dcbnl_ops_basic = {
+const struct dcbnl_rtnl_ops rsim_dcbnl_ops_ice = {
 	.ieee_getets = rsim_ieee_getets,
 	.ieee_setets = rsim_ieee_setets,
 	.ieee_getpfc = rsim_ieee_getpfc,
 	.ieee_setpfc = rsim_ieee_setpfc,
-	.ieee_setapp = rsim_ieee_setapp,
-	.ieee_delapp = rsim_ieee_delapp,
+	.ieee_setapp = rsim_ice_setapp,
+	.ieee_delapp = rsim_ice_delapp,
 	.getdcbx = rsim_getdcbx,
 	.setdcbx = rsim_setdcbx,
-#ifdef RSIM_HAVE_APPTRUST
-	.dcbnl_setapptrust = rsim_setapptrust,
-	.dcbnl_getapptrust = rsim_getapptrust,
-#endif
+};
+
+const struct dcbnl_rtnl_ops rsim_dcbnl_ops_bnxt = {
+	.ieee_getets = rsim_ieee_getets,
+	.ieee_setets = rsim_ieee_setets,
+	.ieee_getpfc = rsim_ieee_getpfc,
+	.ieee_setpfc = rsim_ieee_setpfc,
+	.ieee_setapp = rsim_bnxt_setapp,
+	.ieee_delapp = rsim_bnxt_delapp,
+	.getdcbx = rsim_getdcbx,
+	.setdcbx = rsim_setdcbx,
 };

@@ -71,7 +71,7 @@ static void rsim_get_drvinfo(struct net_device *dev,
 {
 	struct rsim_dev *rsim = rsim_from_netdev(dev);
 
-	strscpy(info->driver, RSIM_DRV_NAME, sizeof(info->driver));
+	strscpy(info->driver, rsim->info->driver, sizeof(info->driver));
 	strscpy(info->bus_info, dev_name(&rsim->dev), sizeof(info->bus_info));
 }
 

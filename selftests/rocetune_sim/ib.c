@@ -102,22 +102,27 @@ static_assert(ARRAY_SIZE(rsim_bnxt_re_hw) <= RSIM_HW_MAX);
 const struct rsim_personality_info rsim_personalities[] = {
 	[RSIM_MLX5] = {
 		.name = "mlx5",
+		.driver = "mlx5_core",
 		.hw = rsim_mlx5_hw,
 		.num_hw = ARRAY_SIZE(rsim_mlx5_hw),
 		.pfc_tunable = true,
 		.pfc_link_flap = true,
-		.dcb_maxrate_buffer = true,
+		.dcbnl_ops = &rsim_dcbnl_ops_mlx5,
 	},
 	[RSIM_IRDMA] = {
 		.name = "irdma",
+		.driver = "ice",
 		.hw = rsim_irdma_hw,
 		.num_hw = ARRAY_SIZE(rsim_irdma_hw),
-		.dcb_maxrate_buffer = true,
+		.dcbnl_ops = &rsim_dcbnl_ops_ice,
 	},
 	[RSIM_BNXT_RE] = {
 		.name = "bnxt_re",
+		.driver = "bnxt_en",
 		.hw = rsim_bnxt_re_hw,
 		.num_hw = ARRAY_SIZE(rsim_bnxt_re_hw),
+		.dcbnl_ops = &rsim_dcbnl_ops_bnxt,
+		.ets_before_pfc = true,
 	},
 };
 

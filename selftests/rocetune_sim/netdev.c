@@ -86,8 +86,7 @@ int rsim_netdev_init(struct rsim_dev *rsim)
 	eth_hw_addr_random(dev);
 	dev->netdev_ops = &rsim_netdev_ops;
 	dev->ethtool_ops = &rsim_ethtool_ops;
-	dev->dcbnl_ops = rsim->info->dcb_maxrate_buffer ? &rsim_dcbnl_ops :
-							  &rsim_dcbnl_ops_basic;
+	dev->dcbnl_ops = rsim->info->dcbnl_ops;
 	dev->min_mtu = ETH_MIN_MTU;
 	dev->max_mtu = 9000;
 	netif_carrier_off(dev);

@@ -24,7 +24,7 @@
 /*
  * Kernel API differences between the supported kernels (6.1 and 6.12) are
  * detected in the headers by Kbuild: RSIM_CONST_BUS_ATTR,
- * RSIM_CREATE_CQ_ATTRS, RSIM_HAVE_APPTRUST.
+ * RSIM_CREATE_CQ_ATTRS.
  */
 #ifdef RSIM_CONST_BUS_ATTR
 #define RSIM_CONST_BUS		const
@@ -72,11 +72,13 @@ struct rsim_hw_counter {
 
 struct rsim_personality_info {
 	const char *name;
+	const char *driver;	/* the Ethernet driver ethtool -i reports */
 	const struct rsim_hw_counter *hw;
 	unsigned int num_hw;
 	bool pfc_tunable;	/* ETHTOOL_PFC_PREVENTION_TOUT */
 	bool pfc_link_flap;	/* default of the pfc_link_flap knob */
-	bool dcb_maxrate_buffer; /* IEEE maxrate and DCB buffer ops */
+	const struct dcbnl_rtnl_ops *dcbnl_ops;	/* the driver's op set */
+	bool ets_before_pfc;	/* ETS empty and PFC refused until set */
 };
 
 /* A counter that grows at a constant rate until @end (0: until stopped). */
@@ -108,17 +110,21 @@ struct rsim_dev {
 
 	/* DCB and ethtool state, changed under RTNL */
 	struct ieee_ets ets;
+	bool ets_set;			/* an ETS set succeeded */
 	u8 pfc_en;
 	u8 pfc_mbc;
 	u16 pfc_delay;
 	struct ieee_maxrate maxrate;
 	struct dcbnl_buffer buffer;
 	u8 dcbx;
-	s8 dscp2prio[RSIM_NUM_DSCP];	/* -1: no app entry */
-	unsigned int num_dscp_apps;
-	bool trust_dscp;
-	u8 apptrust[2];
-	int num_apptrust;
+	/*
+	 * The device's DSCP->priority map (-1: not mapped), as the driver
+	 * programs it: mlx5 and ice keep one entry per DSCP; bnxt_en's
+	 * firmware takes the latest add and forgets the DSCP on any delete.
+	 */
+	s8 dscp2prio[RSIM_NUM_DSCP];
+	unsigned int num_dscp_apps;	/* mlx5, ice: DSCPs mapped */
+	bool trust_dscp;		/* mlx5, ice: DSCP (L3) trust */
 	u16 pfc_prevention_tout;
 
 	/* knobs */
@@ -188,8 +194,9 @@ void rsim_netdev_exit(struct rsim_dev *rsim);
 void rsim_link_flap(struct rsim_dev *rsim);
 
 /* dcb.c */
-extern const struct dcbnl_rtnl_ops rsim_dcbnl_ops;
-extern const struct dcbnl_rtnl_ops rsim_dcbnl_ops_basic;
+extern const struct dcbnl_rtnl_ops rsim_dcbnl_ops_mlx5;
+extern const struct dcbnl_rtnl_ops rsim_dcbnl_ops_ice;
+extern const struct dcbnl_rtnl_ops rsim_dcbnl_ops_bnxt;
 void rsim_dcb_init(struct rsim_dev *rsim);
 
 /* ethtool.c */

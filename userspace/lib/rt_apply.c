@@ -61,7 +61,8 @@ static int rt_cc_phase(const struct rt_setting *want,
 
 /*
  * Steering out of a class first (0), the class itself (1-5), steering
- * into it (6, 7), DCQCN (8-11).
+ * into it (6, 7), DCQCN (8-11).  Buffers and PFC share phase 3, in which
+ * rt_pfc_sub() orders them by direction.
  */
 int rt_setting_phase(const struct rt_setting *want,
 		     const struct rt_setting *cur)
@@ -81,9 +82,8 @@ int rt_setting_phase(const struct rt_setting *want,
 	case RT_SK_MAXRATE:
 		return 2;
 	case RT_SK_BUFFER:
-		return 3;
 	case RT_SK_PFC:
-		return 4;
+		return 3;
 	case RT_SK_PFC_STORM:
 		return 5;
 	case RT_SK_CC:
@@ -332,6 +332,7 @@ struct rt_write {
 	const struct rt_setting *want;
 	struct rt_setting cur;
 	int phase;
+	int sub;		/* order within phase 3: rt_pfc_sub() */
 	unsigned int order;
 };
 
@@ -341,7 +342,27 @@ static int rt_write_cmp(const void *a, const void *b)
 
 	if (x->phase != y->phase)
 		return x->phase - y->phase;
+	if (x->sub != y->sub)
+		return x->sub - y->sub;
 	return (int)x->order - (int)y->order;
+}
+
+/*
+ * PFC and the buffers, in either direction (an apply or its restore): no
+ * state in between may have PFC on a priority whose buffer has lost its
+ * headroom.  So PFC is turned off (0) before the buffers change (1) and
+ * turned on (2) after they have.  A PFC write that turns some priorities
+ * off and others on is split when buffers change too: the priorities
+ * that stay on, first (rt_converge()).
+ */
+static int rt_pfc_sub(const struct rt_setting *want,
+		      const struct rt_setting *cur)
+{
+	uint64_t on = want->v[0], was = cur->absent ? 0 : cur->v[0];
+
+	if (want->kind == RT_SK_BUFFER)
+		return 1;
+	return (was & ~on) && !(on & ~was) ? 0 : 2;
 }
 
 static unsigned int rt_delay_ms(void)
@@ -370,6 +391,73 @@ static unsigned int rt_state_needs(const struct rt_state *st)
 	return need;
 }
 
+/* One DSCP APP entry DSCP @key -> @prio added (@add) or deleted. */
+static int rt_write_app(const struct rt_backend_ops *ops, void *ctx,
+			const struct rt_nic *nic, unsigned int key,
+			unsigned int prio, bool add, unsigned int *writes,
+			char *msg, size_t len)
+{
+	struct rt_setting entry = { .kind = RT_SK_DSCP, .key = key, .n = 2 };
+	struct rt_setting none = entry;
+	int err;
+
+	entry.v[0] = prio;
+	entry.v[1] = 1u << prio;
+	none.absent = true;
+	err = add ? ops->write(ctx, nic, &entry, &none, msg, len) :
+		    ops->write(ctx, nic, &none, &entry, msg, len);
+	(*writes)++;
+	return err;
+}
+
+/*
+ * Bring DSCP @want->key from @cur's APP entries to @want's, one request
+ * per entry.  The entries that must go are deleted before the wanted one
+ * is added, as "dcb app replace" does: ice refuses an add for a mapped
+ * DSCP (EINVAL) and bnxt_en adds it beside the old entry, where both
+ * would stay.  When any entry must go, the wanted one goes too and is
+ * added again, last: bnxt_en's firmware unmaps a DSCP on every delete,
+ * whatever entries are left.  mlx5 replaces a mapped DSCP's entry itself,
+ * so there a remap is the single add.
+ */
+static int rt_write_dscp(const struct rt_backend_ops *ops, void *ctx,
+			 const struct rt_nic *nic,
+			 const struct rt_setting *want,
+			 const struct rt_setting *cur, unsigned int *writes,
+			 char *msg, size_t len)
+{
+	unsigned int have = rt_dscp_mask(cur), need = rt_dscp_mask(want);
+	unsigned int del = have & ~need ? have : 0, add = need & ~(have & ~del);
+	unsigned int first = want->absent ? 8 : (unsigned int)want->v[0];
+	unsigned int p;
+	int err;
+
+	if (!strcmp(nic->id.driver, "mlx5_core") &&
+	    __builtin_popcount(have) == 1 && __builtin_popcount(need) == 1)
+		del = 0;
+	for (p = 0; p < 8; p++) {
+		if (!(del & (1u << p)))
+			continue;
+		err = rt_write_app(ops, ctx, nic, want->key, p, false, writes,
+				   msg, len);
+		if (err)
+			return err;
+	}
+	for (p = 0; p < 8; p++) {
+		if (p == first || !(add & (1u << p)))
+			continue;
+		err = rt_write_app(ops, ctx, nic, want->key, p, true, writes,
+				   msg, len);
+		if (err)
+			return err;
+	}
+	/* The newest entry is the first of dcbnl's table: v[0]'s last. */
+	if (first < 8 && (add & (1u << first)))
+		return rt_write_app(ops, ctx, nic, want->key, first, true,
+				    writes, msg, len);
+	return 0;
+}
+
 /*
  * Write every setting of @target that differs from @cur, in the safe
  * order (@restore: the class settings backwards).  The apply stops at the
@@ -382,11 +470,13 @@ static int rt_converge(const struct rt_backend_ops *ops, void *ctx,
 		       unsigned int *writes, char *msg, size_t len)
 {
 	struct rt_write *w;
+	struct rt_setting pfc_off;
 	unsigned int i, n = 0, delay = rt_delay_ms();
+	int pfc = -1, ret = 0, err;
+	bool buffer = false;
 	char name[64], emsg[768];
-	int ret = 0, err;
 
-	w = calloc(target->n ? target->n : 1, sizeof(*w));
+	w = calloc(target->n + 1, sizeof(*w));
 	if (!w)
 		return -ENOMEM;
 	for (i = 0; i < target->n; i++) {
@@ -407,6 +497,22 @@ static int rt_converge(const struct rt_backend_ops *ops, void *ctx,
 		if (restore && w[n].phase >= 1 && w[n].phase <= 5)
 			w[n].phase = 6 - w[n].phase;
 		w[n].order = i;
+		if (t->kind == RT_SK_PFC || t->kind == RT_SK_BUFFER)
+			w[n].sub = rt_pfc_sub(t, &w[n].cur);
+		buffer |= t->kind == RT_SK_BUFFER;
+		if (t->kind == RT_SK_PFC)
+			pfc = (int)n;
+		n++;
+	}
+	if (pfc >= 0 && buffer && w[pfc].sub == 2 && !w[pfc].cur.absent &&
+	    (w[pfc].cur.v[0] & ~w[pfc].want->v[0])) {
+		/* off and on at once: first off, keeping what stays on */
+		pfc_off = w[pfc].cur;
+		pfc_off.v[0] &= w[pfc].want->v[0];
+		w[n] = w[pfc];
+		w[n].want = &pfc_off;
+		w[n].sub = 0;
+		w[pfc].cur = pfc_off;
 		n++;
 	}
 	qsort(w, n, sizeof(*w), rt_write_cmp);
@@ -414,9 +520,15 @@ static int rt_converge(const struct rt_backend_ops *ops, void *ctx,
 		if (delay && (*writes || i))
 			rt_sleep_ms(delay);
 		emsg[0] = '\0';
-		err = ops->write(ctx, nic, w[i].want, &w[i].cur, emsg,
-				 sizeof(emsg));
-		(*writes)++;
+		if (w[i].want->kind == RT_SK_DSCP) {
+			err = rt_write_dscp(ops, ctx, nic, w[i].want,
+					    &w[i].cur, writes, emsg,
+					    sizeof(emsg));
+		} else {
+			err = ops->write(ctx, nic, w[i].want, &w[i].cur, emsg,
+					 sizeof(emsg));
+			(*writes)++;
+		}
 		if (!err)
 			continue;
 		if (!ret) {

@@ -226,6 +226,9 @@ static int rt_dcb_parse_apps(const struct nlattr *table,
 				st->dscp_prio[app.protocol] = app.priority;
 			if (count[app.protocol] < UINT8_MAX)
 				count[app.protocol]++;
+			if (app.priority < 8)
+				st->dscp_mask[app.protocol] |=
+					(uint8_t)(1u << app.priority);
 			break;
 		case DCB_ATTR_DCB_APP:	/* PCP selector (6.2+) */
 			st->napp_other++;

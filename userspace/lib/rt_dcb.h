@@ -45,6 +45,7 @@ struct rt_dcb_state {
 	struct ieee_maxrate maxrate;	/* kbit/s */
 	struct dcbnl_buffer buffer;
 	int8_t dscp_prio[64];		/* DSCP APP entries, -1: none */
+	uint8_t dscp_mask[64];		/* bit p: an entry DSCP -> p (p < 8) */
 	unsigned int dscp_dups;		/* DSCPs with more than one entry */
 	unsigned int napp_other;	/* APP entries of other selectors */
 	uint8_t apptrust[8];		/* selectors, most trusted first */
@@ -93,7 +94,8 @@ int rt_dcb_decode_status(uint8_t v);
 /*
  * rt_dcb_parse_ieee() - parse an RTM_GETDCB DCB_CMD_IEEE_GET reply into
  * @st (all of it reset first; dscp_prio[] -1 where no entry; of several
- * entries for one DSCP the first is kept and counted in dscp_dups).
+ * entries for one DSCP the first is kept in dscp_prio[] and counted in
+ * dscp_dups, and dscp_mask[] has a bit for the priority of each).
  * dcbx is the reply's DCB_ATTR_DCBX (rt_dcb_get() then asks GDCBX).
  * Returns 0 or -EPROTO (not such a reply, or a short attribute).
  * Exposed for the unit tests.

@@ -22,9 +22,23 @@ static uint64_t rt_storm_norm(uint64_t v)
 	return v == RT_PFC_STORM_AUTO ? RT_PFC_STORM_AUTO_MS : v;
 }
 
+unsigned int rt_dscp_mask(const struct rt_setting *s)
+{
+	if (s->absent)
+		return 0;
+	if (s->n >= 2)
+		return (unsigned int)s->v[1] & 0xff;
+	return s->v[0] < 8 ? 1u << s->v[0] : 0;
+}
+
 bool rt_setting_equal(const struct rt_setting *a, const struct rt_setting *b)
 {
 	unsigned int i;
+
+	/* A DSCP is its set of entries: a duplicated one differs. */
+	if (a->kind == RT_SK_DSCP && b->kind == RT_SK_DSCP)
+		return a->key == b->key && a->absent == b->absent &&
+		       rt_dscp_mask(a) == rt_dscp_mask(b);
 
 	if (a->kind == RT_SK_PFC_STORM && b->kind == RT_SK_PFC_STORM)
 		return a->n == b->n && a->n == 1 &&
@@ -211,10 +225,14 @@ void rt_setting_value(const struct rt_setting *s, char *buf, size_t len)
 		rt_fmt_list(buf, len, off, " buffer-size ", s->v + 8, 8, false);
 		break;
 	case RT_SK_DSCP:
-		if (s->absent)
+		if (s->absent) {
 			rt_fmt(buf, len, "none");
-		else
+		} else if (__builtin_popcount(rt_dscp_mask(s)) > 1) {
+			rt_fmt_prios(prios, sizeof(prios), rt_dscp_mask(s));
+			rt_fmt(buf, len, "prio %s (one entry each)", prios);
+		} else {
 			rt_fmt(buf, len, "prio %" PRIu64, s->v[0]);
+		}
 		break;
 	case RT_SK_APPTRUST:
 		for (i = 0; i < s->n; i++)

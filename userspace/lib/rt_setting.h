@@ -27,7 +27,10 @@ enum rt_set_kind {
 	RT_SK_PFC,		/* v[0] pfc_en, v[1] delay (cable m), v[2] mbc, v[3] cap */
 	RT_SK_MAXRATE,		/* v[0..7] kbit/s, 0 unlimited */
 	RT_SK_BUFFER,		/* v[0..7] prio->buffer, v[8..15] size bytes */
-	RT_SK_DSCP,		/* key DSCP; v[0] priority, or absent */
+	RT_SK_DSCP,		/* key DSCP; v[0] priority (of the first
+				 * entry), v[1] bit p for each entry DSCP -> p
+				 * (n 2; more than one bit: duplicated), or
+				 * absent */
 	RT_SK_APPTRUST,		/* v[0..n-1] selectors, most trusted first */
 	RT_SK_PFC_STORM,	/* v[0] ms, 0 off, 0xffff auto */
 	RT_SK_CC,		/* key rt_dcqcn_param or RT_CC_KEY_*; v[0]
@@ -98,6 +101,12 @@ struct rt_backend_ops {
 		     const struct rt_setting *want,
 		     const struct rt_setting *cur, char *msg, size_t len);
 };
+
+/*
+ * The priorities an RT_SK_DSCP setting has entries for, a bit each (0
+ * when absent; from v[0] alone when it has no v[1]).
+ */
+unsigned int rt_dscp_mask(const struct rt_setting *s);
 
 /* Setting helpers. */
 bool rt_setting_equal(const struct rt_setting *a, const struct rt_setting *b);

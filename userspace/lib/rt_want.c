@@ -212,6 +212,33 @@ static void rt_want_ets(const struct rt_profile *p, const struct rt_nic *nic,
 				 "give ETSBandwidth= for the new TSA=");
 }
 
+/*
+ * bnxt_en refuses a PFC set (EINVAL) until ETS has been set once, and
+ * until then reads an empty ETS (all zero but ets_cap): bnxt_dcb.c
+ * bnxt_hwrm_queue_pfc_cfg() and bnxt_dcbnl_ieee_getets(), Linux 6.1.
+ * ETS is written before PFC, so a PFC change is refused only when the
+ * apply writes no ETS.
+ */
+static bool rt_bnxt_pfc_before_ets(const struct rt_nic *nic,
+				   const struct rt_nic_state *cur,
+				   const struct rt_state *want)
+{
+	const struct rt_setting *ets = rt_state_find(&cur->st, RT_SK_ETS, 0);
+	const struct rt_setting *pfc = rt_state_find(want, RT_SK_PFC, 0);
+	const struct rt_setting *w = rt_state_find(want, RT_SK_ETS, 0);
+	const struct rt_setting *c = rt_state_find(&cur->st, RT_SK_PFC, 0);
+	unsigned int i;
+
+	if (strcmp(nic->id.driver, "bnxt_en") || !ets || !pfc ||
+	    (c && rt_setting_equal(pfc, c)) ||
+	    (w && !rt_setting_equal(w, ets)))
+		return false;
+	for (i = 0; i < ets->n; i++)
+		if (ets->v[i])
+			return false;
+	return true;
+}
+
 static void rt_want_pfc(const struct rt_profile *p, const struct rt_nic *nic,
 			const struct rt_nic_state *cur, struct rt_state *want,
 			struct rt_diag *d)
@@ -238,6 +265,10 @@ static void rt_want_pfc(const struct rt_profile *p, const struct rt_nic *nic,
 		rt_want_err(d, p, RT_PK_PFC,
 			    "%s can enable PFC on at most %" PRIu64 " priorities",
 			    nic->id.netdev, w->v[3]);
+	if (rt_bnxt_pfc_before_ets(nic, cur, want))
+		rt_want_err(d, p, en ? RT_PK_PFC : RT_PK_CABLE_LENGTH_METERS,
+			    "bnxt_en refuses PFC until ETS has been set once, and the ETS of %s reads empty (never set): give PriorityToTC=, TSA= or ETSBandwidth= in the profile, which rocetune writes before PFC",
+			    nic->id.netdev);
 }
 
 /* mlx5 keeps max rates in units of 100 Mb/s up to 25.5 Gb/s, else 1 Gb/s. */
@@ -317,7 +348,7 @@ static void rt_want_trust(const struct rt_profile *p,
 		w = rt_state_add(want, RT_SK_DSCP, i);
 		if (!w)
 			return;
-		w->n = 1;
+		w->n = 2;
 		if (!dscp) {
 			w->absent = true;
 		} else if (rt_profile_has(p, RT_PK_DSCP_TO_PRIORITY)) {
@@ -326,6 +357,8 @@ static void rt_want_trust(const struct rt_profile *p,
 		} else {
 			w->v[0] = i >> 3;	/* the default map of mlnx_qos */
 		}
+		/* exactly one entry: a duplicated DSCP is drift */
+		w->v[1] = w->absent ? 0 : 1u << w->v[0];
 	}
 	if (!cur->has_apptrust)
 		return;
@@ -597,9 +630,10 @@ static void rt_read_dcb(struct rt_sys_ctx *ctx, const struct rt_nic *nic,
 		s = rt_state_add(&ns->st, RT_SK_DSCP, i);
 		if (!s)
 			break;
-		s->n = 1;
+		s->n = 2;
 		s->absent = ds.dscp_prio[i] < 0;
 		s->v[0] = s->absent ? 0 : (uint64_t)ds.dscp_prio[i];
+		s->v[1] = ds.dscp_mask[i];
 	}
 	if (ds.has_apptrust && (s = rt_state_add(&ns->st, RT_SK_APPTRUST, 0))) {
 		s->n = ds.napptrust < 8 ? ds.napptrust : 8;

@@ -22,8 +22,16 @@
 #include "rt_apply.h"
 #include "rt_rxecc.h"
 
+/* How the model NIC takes an add for a DSCP that has an entry. */
+enum model_app {
+	MODEL_APP_REPLACE,		/* the old entry goes (mlx5) */
+	MODEL_APP_APPEND,		/* a second entry (bnxt_en) */
+	MODEL_APP_REFUSE,		/* EINVAL (ice) */
+};
+
 struct model {
 	struct rt_state st;
+	enum model_app app;
 	bool has_maxrate;
 	unsigned int writes;
 	unsigned int fail_at;		/* 1-based write that fails, 0 none */
@@ -37,7 +45,39 @@ struct model {
 	unsigned int rxe_refused;	/* writes it refused so */
 	enum rt_set_kind order[RT_SET_MAX * 2];
 	bool order_absent[RT_SET_MAX * 2];
+	unsigned int order_key[RT_SET_MAX * 2];
+	unsigned int order_prio[RT_SET_MAX * 2];	/* DSCP: of the entry */
 };
+
+/* One DSCP APP entry added (@want) or deleted (@cur's), as a driver. */
+static int model_app_write(struct model *m, struct rt_setting *s,
+			   const struct rt_setting *want,
+			   const struct rt_setting *cur)
+{
+	unsigned int mask = rt_dscp_mask(s);
+	unsigned int p = (unsigned int)(want->absent ? cur->v[0] :
+						       want->v[0]);
+
+	if (want->absent) {
+		if (cur->absent)
+			return 0;
+		if (!(mask & (1u << p)))
+			return -ENOENT;
+		mask &= ~(1u << p);
+		p = mask ? (unsigned int)__builtin_ctz(mask) : 0;
+	} else if (mask & (1u << p)) {
+		return m->app == MODEL_APP_REPLACE ? 0 : -EEXIST;
+	} else if (mask && m->app == MODEL_APP_REFUSE) {
+		return -EINVAL;
+	} else {
+		mask = m->app == MODEL_APP_APPEND ? mask | 1u << p : 1u << p;
+	}
+	s->absent = !mask;
+	s->n = 2;
+	s->v[0] = mask ? p : 0;
+	s->v[1] = mask;
+	return 0;
+}
 
 static int model_read(void *ctx, const struct rt_nic *nic, unsigned int need,
 		      struct rt_nic_state *ns, char *msg, size_t len)
@@ -77,12 +117,14 @@ static int model_write(void *ctx, const struct rt_nic *nic,
 	unsigned int i;
 
 	(void)nic;
-	(void)cur;
 	if (m->gone)
 		return -ENODEV;
 	m->writes++;
 	m->order[m->writes - 1] = want->kind;
 	m->order_absent[m->writes - 1] = want->absent;
+	m->order_key[m->writes - 1] = want->key;
+	m->order_prio[m->writes - 1] = (unsigned int)(want->absent ?
+						      cur->v[0] : want->v[0]);
 	if (m->writes == m->crash_at)
 		_exit(9);
 	if (m->writes == m->fail_at) {
@@ -109,10 +151,17 @@ static int model_write(void *ctx, const struct rt_nic *nic,
 	}
 	for (i = 0; i < m->st.n; i++) {
 		s = &m->st.s[i];
-		if (s->kind == want->kind && s->key == want->key) {
-			*s = *want;
-			return 0;
+		if (s->kind != want->kind || s->key != want->key)
+			continue;
+		if (want->kind == RT_SK_DSCP) {
+			int err = model_app_write(m, s, want, cur);
+
+			if (err)
+				snprintf(msg, len, "APP entry refused");
+			return err;
 		}
+		*s = *want;
+		return 0;
 	}
 	return -ENOENT;
 }
@@ -740,6 +789,338 @@ static void rxe_disable_keeps_accounting(void **state)
 	fixture_free(f);
 }
 
+/* Model DSCP @dscp with entries for the priorities in @mask, @first first. */
+static void model_dscp(struct model *m, unsigned int dscp, unsigned int mask,
+		       unsigned int first)
+{
+	struct rt_setting *s = (struct rt_setting *)model_get(m, RT_SK_DSCP,
+							      dscp);
+
+	s->n = 2;
+	s->absent = !mask;
+	s->v[0] = first;
+	s->v[1] = mask;
+}
+
+/* The writes to DSCP @dscp, as "+P" (add) and "-P" (delete), in order. */
+static void dscp_ops(const struct model *m, unsigned int dscp, char *buf,
+		     size_t len)
+{
+	size_t off = 0;
+	unsigned int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < m->writes && off < len; i++)
+		if (m->order[i] == RT_SK_DSCP && m->order_key[i] == dscp)
+			off += (size_t)snprintf(buf + off, len - off, "%s%c%u",
+						off ? " " : "",
+						m->order_absent[i] ? '-' : '+',
+						m->order_prio[i]);
+}
+
+/*
+ * DSCP 26 on priority 1, the profile wants 3: the old entry is deleted
+ * before the new one is added, whatever the driver does with an add for
+ * a mapped DSCP, and exactly one entry is left.
+ */
+static void dscp_remap_deletes_then_adds(void **state)
+{
+	static const enum model_app apps[] = {
+		MODEL_APP_REPLACE, MODEL_APP_APPEND, MODEL_APP_REFUSE,
+	};
+	char ops[64];
+	unsigned int a;
+
+	(void)state;
+	for (a = 0; a < sizeof(apps) / sizeof(apps[0]); a++) {
+		struct fixture *f = fixture_new();
+
+		f->m.app = apps[a];
+		model_dscp(&f->m, 26, 1 << 1, 1);
+		assert_int_equal(rt_apply_nic(&model_ops, &f->m, &f->nic,
+					      &f->p, false, &f->res), 0);
+		assert_int_equal(f->res.result, RT_RES_APPLIED);
+		dscp_ops(&f->m, 26, ops, sizeof(ops));
+		assert_string_equal(ops, "-1 +3");
+		assert_int_equal(rt_dscp_mask(model_get(&f->m, RT_SK_DSCP, 26)),
+				 1 << 3);
+		assert_int_equal(f->res.writes, f->m.writes);
+		fixture_free(f);
+	}
+}
+
+/* mlx5 replaces a mapped DSCP's entry itself: a remap is one add. */
+static void dscp_remap_on_mlx5_is_one_add(void **state)
+{
+	struct fixture *f = fixture_new();
+	char ops[64];
+
+	(void)state;
+	strcpy(f->nic.id.driver, "mlx5_core");
+	model_dscp(&f->m, 26, 1 << 1, 1);
+	assert_int_equal(rt_apply_nic(&model_ops, &f->m, &f->nic, &f->p, false,
+				      &f->res), 0);
+	dscp_ops(&f->m, 26, ops, sizeof(ops));
+	assert_string_equal(ops, "+3");
+	assert_int_equal(rt_dscp_mask(model_get(&f->m, RT_SK_DSCP, 26)),
+			 1 << 3);
+	fixture_free(f);
+}
+
+/*
+ * A failure at any write of an apply with a remap, on a driver that
+ * appends and on one that refuses: the rollback brings DSCP 26 back to
+ * its one entry, and re-adds the old entry only after the new one is
+ * gone.
+ */
+static void dscp_remap_failure_rolls_back(void **state)
+{
+	static const enum model_app apps[] = {
+		MODEL_APP_APPEND, MODEL_APP_REFUSE,
+	};
+	unsigned int a, k, n;
+
+	(void)state;
+	for (a = 0; a < sizeof(apps) / sizeof(apps[0]); a++) {
+		struct fixture *f = fixture_new();
+
+		f->m.app = apps[a];
+		model_dscp(&f->m, 26, 1 << 1, 1);
+		f->orig = f->m;
+		assert_int_equal(rt_apply_nic(&model_ops, &f->m, &f->nic,
+					      &f->p, false, &f->res), 0);
+		n = f->m.writes;
+		fixture_free(f);
+		for (k = 1; k <= n; k++) {
+			f = fixture_new();
+			f->m.app = apps[a];
+			model_dscp(&f->m, 26, 1 << 1, 1);
+			f->orig = f->m;
+			f->m.fail_at = k;
+			assert_int_equal(rt_apply_nic(&model_ops, &f->m,
+						      &f->nic, &f->p, false,
+						      &f->res), -1);
+			assert_int_equal(f->res.result, RT_RES_ROLLED_BACK);
+			assert_true(model_same(&f->m, &f->orig));
+			assert_int_equal(rt_dscp_mask(model_get(&f->m,
+								RT_SK_DSCP,
+								26)),
+					 1 << 1);
+			fixture_free(f);
+		}
+	}
+}
+
+/*
+ * Two entries for DSCP 26 (3, and 5 added later, as bnxt_en keeps them)
+ * differ from the profile's 26:3: apply deletes both (bnxt_en's firmware
+ * unmaps the DSCP on either delete) and adds 26:3 again; then nothing is
+ * left to do.
+ */
+static void dscp_duplicate_is_drift(void **state)
+{
+	struct fixture *f = fixture_new();
+	char ops[64];
+
+	(void)state;
+	f->m.app = MODEL_APP_APPEND;
+	model_dscp(&f->m, 26, (1 << 3) | (1 << 5), 5);
+	assert_int_equal(rt_apply_nic(&model_ops, &f->m, &f->nic, &f->p, true,
+				      &f->res), 0);
+	assert_int_equal(f->res.result, RT_RES_DRY_RUN);
+	assert_int_equal(f->m.writes, 0);
+	assert_int_equal(rt_apply_nic(&model_ops, &f->m, &f->nic, &f->p, false,
+				      &f->res), 0);
+	assert_int_equal(f->res.result, RT_RES_APPLIED);
+	dscp_ops(&f->m, 26, ops, sizeof(ops));
+	assert_string_equal(ops, "-3 -5 +3");
+	assert_int_equal(rt_dscp_mask(model_get(&f->m, RT_SK_DSCP, 26)),
+			 1 << 3);
+	assert_int_equal(rt_apply_nic(&model_ops, &f->m, &f->nic, &f->p, false,
+				      &f->res), 0);
+	assert_int_equal(f->res.result, RT_RES_UNCHANGED);
+	fixture_free(f);
+}
+
+/* Restoring a duplicated DSCP adds its missing entries back. */
+static void dscp_duplicate_is_restored(void **state)
+{
+	struct fixture *f = fixture_new();
+	const struct rt_setting *s;
+	char ops[64];
+
+	(void)state;
+	f->m.app = MODEL_APP_APPEND;
+	model_dscp(&f->m, 26, (1 << 3) | (1 << 5), 5);
+	f->orig = f->m;
+	f->m.ignore_at = 1;	/* the read-back fails: everything restored */
+	assert_int_equal(rt_apply_nic(&model_ops, &f->m, &f->nic, &f->p, false,
+				      &f->res), -1);
+	assert_int_equal(f->res.result, RT_RES_ROLLED_BACK);
+	assert_true(model_same(&f->m, &f->orig));
+	s = model_get(&f->m, RT_SK_DSCP, 26);
+	assert_int_equal(rt_dscp_mask(s), (1 << 3) | (1 << 5));
+	assert_int_equal(s->v[0], 5);
+	/* applied: both deleted, 26:3 added; restored: 26:5 added again */
+	dscp_ops(&f->m, 26, ops, sizeof(ops));
+	assert_string_equal(ops, "-3 -5 +3 +5");
+	fixture_free(f);
+}
+
+/*
+ * bnxt_en refuses PFC until ETS has been set once and reads an empty ETS
+ * until then: a PFC change with no ETS write is refused before any
+ * write, naming the rule; with ETS in the profile it applies, ETS first.
+ */
+static void bnxt_pfc_needs_ets_first(void **state)
+{
+	struct fixture *f = fixture_new();
+	struct rt_setting *ets;
+	unsigned int i;
+
+	(void)state;
+	strcpy(f->nic.id.driver, "bnxt_en");
+	ets = (struct rt_setting *)model_get(&f->m, RT_SK_ETS, 0);
+	memset(ets->v, 0, sizeof(ets->v));
+	f->orig = f->m;
+	f->p.line[RT_PK_ETS_BANDWIDTH] = 0;
+	f->p.line[RT_PK_PRIORITY_TO_TC] = 0;
+	assert_int_equal(rt_apply_nic(&model_ops, &f->m, &f->nic, &f->p, false,
+				      &f->res), -1);
+	assert_int_equal(f->res.result, RT_RES_INVALID);
+	assert_int_equal(f->m.writes, 0);
+	assert_int_equal(f->res.diag.n, 1);
+	assert_non_null(strstr(f->res.diag.msg[0],
+			       "[Lossless] PFC: bnxt_en refuses PFC until ETS has been set once"));
+
+	/* the same without a PFC change: nothing to refuse */
+	f->p.line[RT_PK_PFC] = 0;
+	assert_int_equal(rt_apply_nic(&model_ops, &f->m, &f->nic, &f->p, true,
+				      &f->res), 0);
+
+	/* with ETS in the profile: applied, the ETS write before PFC's */
+	fixture_free(f);
+	f = fixture_new();
+	strcpy(f->nic.id.driver, "bnxt_en");
+	ets = (struct rt_setting *)model_get(&f->m, RT_SK_ETS, 0);
+	memset(ets->v, 0, sizeof(ets->v));
+	assert_int_equal(rt_apply_nic(&model_ops, &f->m, &f->nic, &f->p, false,
+				      &f->res), 0);
+	for (i = 0; i < f->m.writes && f->m.order[i] != RT_SK_PFC; i++)
+		;
+	assert_true(i < f->m.writes);
+	while (i-- > 0 && f->m.order[i] != RT_SK_ETS)
+		;
+	assert_true(i < f->m.writes);
+	fixture_free(f);
+}
+
+/* The index of the first write of @kind at or after @from, or -1. */
+static int write_index(const struct model *m, enum rt_set_kind kind,
+		       unsigned int from)
+{
+	unsigned int i;
+
+	for (i = from; i < m->writes; i++)
+		if (m->order[i] == kind)
+			return (int)i;
+	return -1;
+}
+
+/* Model PFC on @en and buffer 1 of @size bytes. */
+static void model_pfc_buffer(struct model *m, unsigned int en,
+			     unsigned int size)
+{
+	((struct rt_setting *)model_get(m, RT_SK_PFC, 0))->v[0] = en;
+	((struct rt_setting *)model_get(m, RT_SK_BUFFER, 0))->v[9] = size;
+}
+
+/* The profile: PFC on @en, buffer 1 of @size bytes. */
+static void profile_pfc_buffer(struct rt_profile *p, unsigned int en,
+			       unsigned int size)
+{
+	p->pfc_en = (uint8_t)en;
+	p->line[RT_PK_BUFFER_SIZE_BYTES] = 12;
+	p->buffer_size[1] = size;
+}
+
+/*
+ * PFC on and a bigger buffer: the buffer grows before PFC goes on; the
+ * restore after a failure at the last write turns PFC off before the
+ * buffer shrinks.  And the other way round.
+ */
+static void pfc_and_buffer_ordered_by_direction(void **state)
+{
+	struct fixture *f = fixture_new();
+	unsigned int n;
+	int b, pfc;
+
+	(void)state;
+	profile_pfc_buffer(&f->p, 1 << 3, 65536);
+	assert_int_equal(rt_apply_nic(&model_ops, &f->m, &f->nic, &f->p, false,
+				      &f->res), 0);
+	n = f->m.writes;
+	fixture_free(f);
+
+	f = fixture_new();
+	profile_pfc_buffer(&f->p, 1 << 3, 65536);
+	f->m.fail_at = n;
+	assert_int_equal(rt_apply_nic(&model_ops, &f->m, &f->nic, &f->p, false,
+				      &f->res), -1);
+	assert_int_equal(f->res.result, RT_RES_ROLLED_BACK);
+	b = write_index(&f->m, RT_SK_BUFFER, 0);
+	pfc = write_index(&f->m, RT_SK_PFC, 0);
+	assert_true(b >= 0 && pfc > b);		/* apply: grow, then on */
+	b = write_index(&f->m, RT_SK_BUFFER, n);
+	pfc = write_index(&f->m, RT_SK_PFC, n);
+	assert_true(pfc >= 0 && b > pfc);	/* restore: off, then shrink */
+	assert_true(model_same(&f->m, &f->orig));
+	fixture_free(f);
+
+	/* PFC off and a smaller buffer: off first, on again last */
+	f = fixture_new();
+	model_pfc_buffer(&f->m, 1 << 3, 65536);
+	f->orig = f->m;
+	profile_pfc_buffer(&f->p, 0, 0);
+	f->m.fail_at = n;
+	assert_int_equal(rt_apply_nic(&model_ops, &f->m, &f->nic, &f->p, false,
+				      &f->res), -1);
+	assert_int_equal(f->res.result, RT_RES_ROLLED_BACK);
+	b = write_index(&f->m, RT_SK_BUFFER, 0);
+	pfc = write_index(&f->m, RT_SK_PFC, 0);
+	assert_true(pfc >= 0 && b > pfc);
+	b = write_index(&f->m, RT_SK_BUFFER, n);
+	pfc = write_index(&f->m, RT_SK_PFC, n);
+	assert_true(b >= 0 && pfc > b);
+	assert_true(model_same(&f->m, &f->orig));
+	fixture_free(f);
+}
+
+/*
+ * PFC moving from priority 4 to 3 with a buffer change: 4 goes off
+ * before the buffers change, 3 comes on after (one write more).
+ */
+static void pfc_move_with_buffer_is_split(void **state)
+{
+	struct fixture *f = fixture_new();
+	int b, off, on;
+
+	(void)state;
+	model_pfc_buffer(&f->m, 1 << 4, 65536);
+	profile_pfc_buffer(&f->p, 1 << 3, 131072);
+	assert_int_equal(rt_apply_nic(&model_ops, &f->m, &f->nic, &f->p, false,
+				      &f->res), 0);
+	off = write_index(&f->m, RT_SK_PFC, 0);
+	b = write_index(&f->m, RT_SK_BUFFER, 0);
+	on = write_index(&f->m, RT_SK_PFC, (unsigned int)off + 1);
+	assert_true(off >= 0 && b > off && on > b);
+	assert_int_equal(f->m.order_prio[off], 0);
+	assert_int_equal(f->m.order_prio[on], 1 << 3);
+	assert_int_equal(model_get(&f->m, RT_SK_PFC, 0)->v[0], 1 << 3);
+	assert_int_equal(f->res.writes, f->m.writes);
+	fixture_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -759,6 +1140,14 @@ int main(void)
 		cmocka_unit_test(rxe_min_above_max),
 		cmocka_unit_test(rxe_apply_order_and_rollback),
 		cmocka_unit_test(rxe_disable_keeps_accounting),
+		cmocka_unit_test(dscp_remap_deletes_then_adds),
+		cmocka_unit_test(dscp_remap_on_mlx5_is_one_add),
+		cmocka_unit_test(dscp_remap_failure_rolls_back),
+		cmocka_unit_test(dscp_duplicate_is_drift),
+		cmocka_unit_test(dscp_duplicate_is_restored),
+		cmocka_unit_test(bnxt_pfc_needs_ets_first),
+		cmocka_unit_test(pfc_and_buffer_ordered_by_direction),
+		cmocka_unit_test(pfc_move_with_buffer_is_split),
 	};
 
 	return cmocka_run_group_tests_name("apply", tests, setup_rundir,

@@ -152,6 +152,10 @@ static void dcb_parse_full(void **state)
 		if (i != 0 && i != 26 && i != 48 && i != 63)
 			assert_int_equal(st.dscp_prio[i], -1);
 	assert_int_equal(st.dscp_dups, 1);
+	/* ... and the priorities of both are in its mask */
+	assert_int_equal(st.dscp_mask[26], (1 << 3) | (1 << 5));
+	assert_int_equal(st.dscp_mask[48], 1 << 6);
+	assert_int_equal(st.dscp_mask[10], 0);
 	assert_int_equal(st.napp_other, 3);
 	assert_int_equal(st.napptrust, 2);
 	assert_int_equal(st.apptrust[0], IEEE_8021QAZ_APP_SEL_DSCP);
@@ -183,8 +187,10 @@ static void dcb_parse_minimal(void **state)
 	assert_int_equal(rt_dcb_parse_ieee(nlh, &st), 0);
 	assert_true(st.has_ets && st.has_pfc);
 	assert_false(st.has_maxrate || st.has_buffer || st.has_apptrust);
-	for (i = 0; i < 64; i++)
+	for (i = 0; i < 64; i++) {
 		assert_int_equal(st.dscp_prio[i], -1);
+		assert_int_equal(st.dscp_mask[i], 0);
+	}
 	assert_int_equal(st.dscp_dups, 0);
 	assert_int_equal(st.napp_other, 0);
 	assert_int_equal(st.napptrust, 0);

@@ -234,7 +234,7 @@ qp_gen_above() {
 }
 
 # cli_retry: "qp show" while a QP comes.  strace holds the CLI's QP_GET
-# sendmsg() (the second; the first asks for the family) for 8 s after the
+# sendmsg() (the second; the first asks for the family) for 20 s after the
 # kernel filled the dump's first part; the QP comes then.  The kernel marks
 # the dump, the CLI sends QP_GET again and prints every QP once.
 cli_retry() {
@@ -242,7 +242,7 @@ cli_retry() {
 
 	g=$("$RT_CLI" -j qp stats dev "$RT_RXE1" | jq -e '.[0].gen') || return 1
 	strace -qq -o "$OUT/cli-retry.strace" -e trace=sendmsg \
-		-e inject=sendmsg:delay_exit=8000000:when=2 \
+		-e inject=sendmsg:delay_exit=20000000:when=2 \
 		"$RT_CLI" -j qp show dev "$RT_RXE1" > "$OUT/cli-retry.json" \
 		2> "$OUT/cli-retry.err" &
 	pid=$!

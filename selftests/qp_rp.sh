@@ -483,9 +483,11 @@ rp_toggle() {
 
 # Pacing stops (the RP off) while the QP's packets wait in fq for their
 # departure: the packets that follow leave after them, never before.  The
-# RP's rates are bounded to 12..24 Mb/s, so that the pacing binds (fq's
-# "throttled" count shows it did) and packets wait when the RP goes off.
-RP_ORDER_PARAMS="rp-max-rate-mbps 24 rp-min-rate-mbps 12 rp-time-reset-us 10000 rp-byte-reset-bytes 100000 rp-ai-rate-mbps 2 rp-hai-rate-mbps 10"
+# RP's rates are bounded to 12..24 Mb/s and do not recover (no timer, no
+# byte counter): once cut, the QP stays paced below what rxe sends, so
+# that packets wait in fq (its "throttled" count shows it) when the RP
+# goes off.
+RP_ORDER_PARAMS="rp-max-rate-mbps 24 rp-min-rate-mbps 12 rp-time-reset-us 0 rp-byte-reset-bytes 0"
 rp_in_order() {
 	local cuts throttled rc
 

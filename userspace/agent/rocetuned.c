@@ -3,7 +3,7 @@
  * rocetuned: the agent that keeps every RoCE NIC as its profile says.
  *
  *	rocetuned [ --foreground ] [ --metrics-listen ADDR:PORT ]
- *		  [ --poll-interval SEC ] [ --verbose ]
+ *		  [ --poll-interval SEC ] [ --event-buffer BYTES ] [ --verbose ]
  *
  * One poll() loop over: rocetune.ko's event socket (hotplug, pause
  * storms), an rtnetlink socket (RTNLGRP_LINK for NICs that appear
@@ -48,6 +48,7 @@
 #include "rt_util.h"
 
 #define AG_DCB_SETTLE_MS	20	/* DCB notifications coalesced */
+#define AG_EVENT_BUFFER		(4u << 20)	/* --event-buffer */
 #define AG_MODULE_RETRY_MS	10000	/* retry opening rocetune's events */
 #define AG_PORTS_MAX		64	/* port series per scrape */
 #define AG_RESCAN_RETRY_MS	50	/* a new device is no NIC yet: look */
@@ -103,6 +104,7 @@ struct ag_opts {
 	bool foreground;
 	const char *metrics_listen;
 	uint32_t poll_interval_s;
+	uint32_t event_buffer;		/* SO_RCVBUF of the event sockets */
 	int verbose;
 };
 
@@ -1075,7 +1077,8 @@ static void ag_module_open(struct ag *ag, bool quiet)
 		ag->cmd_open = true;
 	if (ag->ev_open)
 		return;
-	err = rt_nl_event_open(&ag->ev, ROCETUNE_MCGRP_EVENTS, 4 << 20);
+	err = rt_nl_event_open(&ag->ev, ROCETUNE_MCGRP_EVENTS,
+			       (int)ag->o.event_buffer);
 	if (err) {
 		if (!quiet)
 			ag_log(AG_NOTICE, "rocetune.ko is not loaded: no hotplug or pause-storm events from it (new NICs are found from link notifications and polls; retrying every %u s)",
@@ -1146,7 +1149,7 @@ static void ag_module_read(struct ag *ag)
 
 static int ag_rtnl_open(struct ag *ag)
 {
-	int grp = RTNLGRP_DCB, buf = 4 << 20, fd;
+	int grp = RTNLGRP_DCB, buf = (int)ag->o.event_buffer, fd;
 
 	ag->rtnl = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC | SOCK_NONBLOCK);
 	if (!ag->rtnl)
@@ -1798,12 +1801,16 @@ static void ag_usage(FILE *f)
 		"  -i, --poll-interval SEC       default poll period of what sends no\n"
 		"                                notification (1..3600, default %u; a\n"
 		"                                profile's [Agent] PollIntervalSec= wins)\n"
+		"  -b, --event-buffer BYTES      receive buffer of the event sockets\n"
+		"                                (4096..268435456, default %u; the\n"
+		"                                kernel caps it at net.core.rmem_max)\n"
 		"  -v, --verbose                 debug messages\n"
 		"  -V, --version                 print the version\n"
 		"  -h, --help                    this help\n"
 		"Signals: SIGHUP reloads the profiles, SIGTERM and SIGINT stop.\n"
 		"Environment: ROCETUNE_PROFILE_DIR, ROCETUNE_RUN_DIR (default /run/rocetune).\n",
-		rt_profile_dir(), RT_AGENT_DEF_POLL_INTERVAL_S);
+		rt_profile_dir(), RT_AGENT_DEF_POLL_INTERVAL_S,
+		AG_EVENT_BUFFER);
 }
 
 static int ag_options(struct ag_opts *o, int argc, char **argv)
@@ -1812,6 +1819,7 @@ static int ag_options(struct ag_opts *o, int argc, char **argv)
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "metrics-listen", required_argument, NULL, 'm' },
 		{ "poll-interval", required_argument, NULL, 'i' },
+		{ "event-buffer", required_argument, NULL, 'b' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
@@ -1820,7 +1828,8 @@ static int ag_options(struct ag_opts *o, int argc, char **argv)
 	int c;
 
 	o->poll_interval_s = RT_AGENT_DEF_POLL_INTERVAL_S;
-	while ((c = getopt_long(argc, argv, "fm:i:vVh", opts, NULL)) != -1) {
+	o->event_buffer = AG_EVENT_BUFFER;
+	while ((c = getopt_long(argc, argv, "fm:i:b:vVh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			o->foreground = true;
@@ -1831,6 +1840,14 @@ static int ag_options(struct ag_opts *o, int argc, char **argv)
 		case 'i':
 			if (rt_parse_u32(optarg, 1, 3600, &o->poll_interval_s)) {
 				fprintf(stderr, "rocetuned: --poll-interval %s: not a number of seconds in 1..3600\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case 'b':
+			if (rt_parse_u32(optarg, 4096, 268435456,
+					 &o->event_buffer)) {
+				fprintf(stderr, "rocetuned: --event-buffer %s: not a number of bytes in 4096..268435456\n",
 					optarg);
 				return 2;
 			}

@@ -805,7 +805,39 @@ static void parse_file(void **state)
 	assert_true(has_diag(&diag, path, 4, "PFC=9"));
 	assert_string_equal(prof.name, "10-x.conf");
 	assert_string_equal(prof.path, path);
+
+	/* Writable by everyone: refused, before it is read. */
+	write_file("20-ww.conf", "[Match]\nName=eth0\n");
+	snprintf(path, sizeof(path), "%s/20-ww.conf", tmpdir);
+	assert_int_equal(chmod(path, 0666), 0);
+	memset(&diag, 0, sizeof(diag));
+	assert_int_equal(rt_profile_parse_file(path, &prof, &diag), -EPERM);
+	assert_int_equal(diag.n, 1);
+	assert_non_null(strstr(diag.msg[0], "20-ww.conf: writable by everyone (mode 0666): refused"));
+	assert_int_equal(chmod(path, 0664), 0);
+	memset(&diag, 0, sizeof(diag));
+	assert_int_equal(rt_profile_parse_file(path, &prof, &diag), 0);
+
+	/* Not a regular file: /dev/zero would never end. */
+	memset(&diag, 0, sizeof(diag));
+	assert_int_equal(rt_profile_parse_file("/dev/zero", &prof, &diag),
+			 -EINVAL);
+	assert_string_equal(diag.msg[0], "/dev/zero: not a regular file: refused");
 	rm_tmpdir();
+}
+
+/* A stream that never ends (stdin from /dev/zero): bounded, and said. */
+static void parse_endless(void **state)
+{
+	FILE *f = fopen("/dev/zero", "re");
+
+	(void)state;
+	assert_non_null(f);
+	memset(&diag, 0, sizeof(diag));
+	assert_int_equal(rt_profile_parse_fp(f, "-", &prof, &diag), -EFBIG);
+	assert_int_equal(diag.n, 1);
+	assert_string_equal(diag.msg[0], "-: longer than 1048576 bytes: not a profile");
+	fclose(f);
 }
 
 static void load_dir(void **state)
@@ -1260,6 +1292,7 @@ int main(void)
 		cmocka_unit_test(dcqcn_rates),
 		cmocka_unit_test(diag_limits),
 		cmocka_unit_test(parse_file),
+		cmocka_unit_test(parse_endless),
 		cmocka_unit_test(load_dir),
 		cmocka_unit_test(load_dir_too_many),
 		cmocka_unit_test(profile_dir_env),

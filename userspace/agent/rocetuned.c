@@ -466,14 +466,10 @@ static int ag_rescan(struct ag *ag, uint64_t origin_ns, const char *why)
 	int n, i, added = 0;
 	size_t j;
 
-	list = calloc(RT_NIC_MAX, sizeof(*list));
-	if (!list)
-		return 0;
 	ag->g.rescans++;
-	n = rt_nic_list(list, RT_NIC_MAX, msg, sizeof(msg));
+	n = rt_nic_list(&list, msg, sizeof(msg));
 	if (n < 0) {
 		ag_log(AG_ERR, "cannot list the RoCE NICs: %s", msg);
-		free(list);
 		return 0;
 	}
 	for (j = 0; j < ag->n; j++)

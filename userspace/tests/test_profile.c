@@ -22,6 +22,7 @@
 #include <cmocka.h>
 
 #include "rt_counters.h"
+#include "rt_nic.h"
 #include "rt_profile.h"
 
 #define BAD_CORPUS	"../selftests/profiles/bad"
@@ -826,6 +827,52 @@ static void parse_file(void **state)
 	rm_tmpdir();
 }
 
+/* mkdir -p and write @text to tmpdir/@rel. */
+static void write_deep(const char *rel, const char *text)
+{
+	char path[512], *p;
+
+	snprintf(path, sizeof(path), "%s/%s", tmpdir, rel);
+	for (p = path + strlen(tmpdir) + 1; (p = strchr(p, '/')); p++) {
+		*p = '\0';
+		assert_true(!mkdir(path, 0755) || errno == EEXIST);
+		*p = '/';
+	}
+	write_file(rel, text);
+}
+
+/*
+ * A host with 300 RoCE NICs (a fake sysfs): every one is listed, sorted
+ * by netdev name (the list was cut at 256, silently).
+ */
+static void nic_list_unbounded(void **state)
+{
+	struct rt_nic *nics;
+	char rel[256], name[32], msg[256] = "";
+	int i, n;
+
+	(void)state;
+	make_tmpdir();
+	for (i = 0; i < 300; i++) {
+		snprintf(rel, sizeof(rel),
+			 "class/infiniband/fake%d/ports/1/link_layer", i);
+		write_deep(rel, "Ethernet\n");
+		snprintf(rel, sizeof(rel),
+			 "class/infiniband/fake%d/ports/1/gid_attrs/ndevs/0", i);
+		snprintf(name, sizeof(name), "fk%03d\n", i);
+		write_deep(rel, name);
+	}
+	assert_int_equal(setenv("ROCETUNE_SYSFS", tmpdir, 1), 0);
+	n = rt_nic_list(&nics, msg, sizeof(msg));
+	unsetenv("ROCETUNE_SYSFS");
+	assert_int_equal(n, 300);
+	assert_string_equal(nics[0].id.netdev, "fk000");
+	assert_string_equal(nics[299].id.netdev, "fk299");
+	assert_string_equal(nics[299].id.rdma_dev, "fake299");
+	free(nics);
+	rm_tmpdir();
+}
+
 /* A stream that never ends (stdin from /dev/zero): bounded, and said. */
 static void parse_endless(void **state)
 {
@@ -1293,6 +1340,7 @@ int main(void)
 		cmocka_unit_test(diag_limits),
 		cmocka_unit_test(parse_file),
 		cmocka_unit_test(parse_endless),
+		cmocka_unit_test(nic_list_unbounded),
 		cmocka_unit_test(load_dir),
 		cmocka_unit_test(load_dir_too_many),
 		cmocka_unit_test(profile_dir_env),

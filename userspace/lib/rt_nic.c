@@ -3,7 +3,7 @@
  * rocetune user-space library: finding the RoCE NICs of the host in sysfs
  * and the DCQCN interface of each (see rt_nic.h).
  */
-#define _GNU_SOURCE		/* reallocarray() */
+#define _GNU_SOURCE		/* reallocarray(), secure_getenv() */
 #include <dirent.h>
 #include <errno.h>
 #include <net/if.h>
@@ -20,7 +20,7 @@
 
 const char *rt_sysfs_root(void)
 {
-	const char *s = getenv("ROCETUNE_SYSFS");
+	const char *s = secure_getenv("ROCETUNE_SYSFS");
 
 	return s && *s ? s : "/sys";
 }

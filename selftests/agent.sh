@@ -739,11 +739,11 @@ storm_restart_resync() {
 	start_agent
 	wait_log 30 "$HDEV: profile 40-hot.conf (applied )?\(start\)"
 	check_err $? "no start apply after the restart: $(tail -5 "$LOG")"
-	log_has "$FDEV: a storm action of a previous rocetuned is in force"
-	check_err $? "$FDEV: the previous agent's action not taken over"
 	# The storms last: the actions hold, through drift checks.
 	pfc_is "$HDEV" 3 false
 	check_err $? "the start apply turned PFC on again on a storming priority"
+	log_has "$FDEV: a storm action of a previous rocetuned is in force"
+	check_err $? "$FDEV: the previous agent's action not taken over"
 	wait_for 30 checks_at_least "$HDEV" 2
 	check_err $? "no comparison after the restart"
 	pfc_is "$HDEV" 3 false && pfc_is "$FDEV" 3 false

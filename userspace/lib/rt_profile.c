@@ -22,6 +22,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <ini.h>
 
@@ -1694,16 +1695,25 @@ out:
 
 /*
  * A profile tells a root agent what to write to a NIC: as sshd does with
- * its files (StrictModes), refuse one that anyone could have written.  A
+ * its files (StrictModes), refuse one that anyone could have written, or
+ * that someone else than root (or the user running the tool) owns.  A
  * character device or a FIFO is no profile either (/dev/zero would be
  * read for ever).
  */
 static int rt_profile_file_ok(const char *path, const struct stat *sb,
 			      struct rt_diag *d)
 {
+	uid_t me = geteuid();
+
 	if (!S_ISREG(sb->st_mode)) {
 		rt_diag_add(d, "%s: not a regular file: refused", path);
 		return -EINVAL;
+	}
+	if (sb->st_uid != 0 && sb->st_uid != me) {
+		rt_diag_add(d, "%s: owned by uid %u, not by root%s: refused (chown root %s)",
+			    path, (unsigned int)sb->st_uid,
+			    me ? " or the user running this" : "", path);
+		return -EPERM;
 	}
 	if (sb->st_mode & S_IWOTH) {
 		rt_diag_add(d, "%s: writable by everyone (mode %04o): refused (chmod o-w %s)",

@@ -819,6 +819,16 @@ static void parse_file(void **state)
 	memset(&diag, 0, sizeof(diag));
 	assert_int_equal(rt_profile_parse_file(path, &prof, &diag), 0);
 
+	/* Owned by another user (root can give it away): refused. */
+	if (!geteuid()) {
+		assert_int_equal(chown(path, 65534, 65534), 0);
+		memset(&diag, 0, sizeof(diag));
+		assert_int_equal(rt_profile_parse_file(path, &prof, &diag),
+				 -EPERM);
+		assert_non_null(strstr(diag.msg[0], "20-ww.conf: owned by uid 65534, not by root: refused"));
+		assert_int_equal(chown(path, 0, 0), 0);
+	}
+
 	/* Not a regular file: /dev/zero would never end. */
 	memset(&diag, 0, sizeof(diag));
 	assert_int_equal(rt_profile_parse_file("/dev/zero", &prof, &diag),

@@ -9,7 +9,8 @@
 # pause-storm actions (the sim's pfc_storm knob) applied and restored,
 # /metrics clean for promtool, a bad profile on SIGHUP that keeps the old
 # ones, a second agent refused, storm actions that survive a kill -9 of
-# the agent and a STORM_END lost in an event overrun, and a clean stop.  Latencies the agent
+# the agent and a STORM_END lost in an event overrun, an action whose
+# state cannot be read not taken, and a clean stop.  Latencies the agent
 # measures are printed as TAP comments ("# latency ...").
 
 ALL_TESTS="
@@ -29,6 +30,7 @@ ALL_TESTS="
 	second_agent_refused
 	storm_restart_resync
 	storm_end_lost
+	storm_action_skipped
 	sigterm_stops
 "
 
@@ -43,6 +45,7 @@ ID=$((RANDOM % 700 + 100))
 HID=$((ID + 1))			# the hotplugged NIC
 FID=$((ID + 2))			# disable-pfc, no PFC= (storm_restart_resync)
 GID=$((ID + 3))			# no profile: the event flood (storm_end_lost)
+KID=$((ID + 4))			# irdma: no tunable (storm_action_skipped)
 DEV=rsim$ID
 HDEV=rsim$HID
 FDEV=rsim$FID
@@ -66,6 +69,7 @@ cleanup() {
 	echo "$HID" > "$SIM_BUS/del_device" 2> /dev/null
 	echo "$FID" > "$SIM_BUS/del_device" 2> /dev/null
 	echo "$GID" > "$SIM_BUS/del_device" 2> /dev/null
+	echo "$KID" > "$SIM_BUS/del_device" 2> /dev/null
 	rt_wire_down
 	rt_kmod_unload
 	rt_sim_unload
@@ -674,10 +678,11 @@ RestoreAfterMs=1000
 EOF
 }
 
-# sim_nic ID: simulated NIC ID, added if it is not there, known to the CLI.
+# sim_nic ID [PERSONALITY]: simulated NIC ID, added if it is not there,
+# known to the CLI.
 sim_nic() {
 	[ -d "/sys/class/net/rsim$1" ] ||
-		echo "$1 mlx5" > "$SIM_BUS/new_device" || return 1
+		echo "$1 ${2:-mlx5}" > "$SIM_BUS/new_device" || return 1
 	wait_for 30 "$RT_CLI" profile show dev "rsim$1"
 }
 
@@ -834,6 +839,56 @@ storm_end_lost() {
 	[ "$t1" -ge 1500 ] && [ "$t1" -le 11500 ]
 	check_err $? "restored $t1 ms after SIGCONT, not in 1500..11500"
 	log_test "storm: a STORM_END lost in an event overrun; resynchronised, PFC back"
+}
+
+# Action=timeout without PFCStormTimeoutMs= on a NIC whose tunable cannot
+# be read (the irdma personality has none): the value to restore is
+# unknown, so the action is not taken, nothing is written, and the agent
+# says so once and counts it.
+storm_action_skipped() {
+	local kdev=rsim$KID c0 n
+
+	RET=0
+	cat > "$ROCETUNE_PROFILE_DIR/46-skip.conf" << EOF
+[Match]
+Name=$kdev
+
+[Watchdog]
+Action=timeout
+TimeoutMs=200
+StormMs=100
+RestoreAfterMs=500
+EOF
+	kill -HUP "$AGENT_PID"
+	wait_log 30 "profiles reloaded: [0-9]+ from"
+	check_err $? "the new profile was not loaded: $(tail -3 "$LOG")"
+	sim_nic "$KID" irdma
+	check_err $? "cannot add the simulated NIC $kdev"
+	wait_log 30 "$kdev: hotplug -> profile applied in"
+	check_err $? "$kdev: no hotplug apply: $(tail -3 "$LOG")"
+	wait_for 30 storm_ms_is "rsim_ib$KID" 100
+	check_err $? "module threshold of $kdev not set"
+	c0=$(cat "$DFS/$KID/set_count")
+	echo "3 1000 0" > "$DFS/$KID/pfc_storm" ||
+		check_err 1 "cannot inject a storm"
+	wait_log 30 "$kdev: pause storm on priority 3: NO timeout action \(tout-read-failed: .*\): nothing written"
+	check_err $? "no skipped action logged: $(grep -F "$kdev" "$LOG" | tail -3)"
+	# It tries again every 200 ms: said once, counted each time.
+	sleep 1
+	expect "skips logged at error level" \
+		"$(log_count "error: $kdev: pause storm on priority 3: NO timeout action")" 1
+	n=$(curl -sf "http://127.0.0.1:$PORT/metrics" |
+		sed -n "s/^rocetune_agent_storm_actions_skipped_total{netdev=\"$kdev\",reason=\"tout-read-failed\"} //p")
+	[ -n "$n" ] && [ "$n" -ge 2 ]
+	check_err $? "rocetune_agent_storm_actions_skipped_total of $kdev is '$n', not >= 2"
+	expect "set operations on $kdev during the storm" \
+		"$(cat "$DFS/$KID/set_count")" "$c0"
+	echo "3 0 0" > "$DFS/$KID/pfc_storm"
+	wait_log 30 "$kdev: pause storms over \(no action was in force: nothing to restore\)"
+	check_err $? "no storm end, or a restore: $(grep -F "$kdev" "$LOG" | tail -3)"
+	expect "set operations on $kdev after the storm" \
+		"$(cat "$DFS/$KID/set_count")" "$c0"
+	log_test "storm: an action whose state cannot be read is not taken, and said (once)"
 }
 
 sigterm_stops() {

@@ -86,6 +86,7 @@ struct ag_nic {
 	struct ag_wd wd;
 	struct ag_storm storm;		/* what the storm action read */
 	uint64_t storm_retry_ms;	/* act again: the last one skipped */
+	unsigned int storm_skips;	/* skipped in a row (logged once) */
 	bool storm_ms_done;		/* StormMs= given to the module */
 	/* [Tune]: the closed loop (ag_tune.c) */
 	bool tune;			/* the profile has a rule */
@@ -792,11 +793,18 @@ static void ag_nic_storm_act(struct ag *ag, struct ag_nic *an,
 		if (ret < 0) {
 			an->st.skipped[skip]++;
 			an->storm_retry_ms = ag_now_ms() + AG_STORM_RETRY_MS;
-			ag_log(AG_ERR, "%s: pause storm on priority %s: NO %s action (%s: %s): nothing written; the agent acts only on a state it has read, and tries again in %u ms while the storm lasts",
+			/* Said once; the retries every 200 ms at debug level. */
+			ag_log(an->storm_skips++ ? AG_DEBUG : AG_ERR,
+			       "%s: pause storm on priority %s: NO %s action (%s: %s): nothing written; the agent acts only on a state it has read, and tries again every %u ms while the storm lasts",
 			       nd, prios, ag_act_name(act), ag_skip_name(skip),
 			       msg[0] ? msg : "?", AG_STORM_RETRY_MS);
 			return;
 		}
+		if (an->storm_skips)
+			ag_log(AG_NOTICE, "%s: the storm action could be taken after %u skipped attempt%s",
+			       nd, an->storm_skips,
+			       an->storm_skips == 1 ? "" : "s");
+		an->storm_skips = 0;
 		an->storm_retry_ms = 0;
 		an->st.action_active = an->storm.in_force;
 		if (ag_eff_build(an))
@@ -837,6 +845,7 @@ static void ag_nic_storm_restore(struct ag *ag, struct ag_nic *an)
 
 	an->st.action_active = false;
 	an->storm_retry_ms = 0;
+	an->storm_skips = 0;
 	/* The action's part goes; a [Tune] value stays in force. */
 	an->wd.acted = 0;
 	if (!an->prof || an->prof->wd_action == RT_WD_ALERT || !was) {

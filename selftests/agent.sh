@@ -8,7 +8,9 @@
 # only reported, a flapping setter that does not make the agent loop,
 # pause-storm actions (the sim's pfc_storm knob) applied and restored,
 # /metrics clean for promtool, a bad profile on SIGHUP that keeps the old
-# ones, a second agent refused, and a clean stop.  Latencies the agent
+# ones, a second agent refused, storm actions that survive a kill -9 of
+# the agent and a STORM_END lost in an event overrun, an action whose
+# state cannot be read not taken, and a clean stop.  Latencies the agent
 # measures are printed as TAP comments ("# latency ...").
 
 ALL_TESTS="
@@ -26,6 +28,9 @@ ALL_TESTS="
 	prometheus_scrapes
 	sighup_bad_profile_kept
 	second_agent_refused
+	storm_restart_resync
+	storm_end_lost
+	storm_action_skipped
 	sigterm_stops
 "
 
@@ -38,8 +43,12 @@ SIM_BUS=/sys/bus/rocetune_sim
 DFS=/sys/kernel/debug/rocetune_sim
 ID=$((RANDOM % 700 + 100))
 HID=$((ID + 1))			# the hotplugged NIC
+FID=$((ID + 2))			# disable-pfc, no PFC= (storm_restart_resync)
+GID=$((ID + 3))			# no profile: the event flood (storm_end_lost)
+KID=$((ID + 4))			# irdma: no tunable (storm_action_skipped)
 DEV=rsim$ID
 HDEV=rsim$HID
+FDEV=rsim$FID
 CC=/sys/kernel/debug/mlx5/rocetune_sim$ID/cc_params
 PORT=$((RANDOM % 1000 + 19000))
 PROM_PORT=
@@ -58,6 +67,9 @@ cleanup() {
 	[ -z "$AGENT_PID" ] || wait "$AGENT_PID" 2> /dev/null
 	echo "$ID" > "$SIM_BUS/del_device" 2> /dev/null
 	echo "$HID" > "$SIM_BUS/del_device" 2> /dev/null
+	echo "$FID" > "$SIM_BUS/del_device" 2> /dev/null
+	echo "$GID" > "$SIM_BUS/del_device" 2> /dev/null
+	echo "$KID" > "$SIM_BUS/del_device" 2> /dev/null
 	rt_wire_down
 	rt_kmod_unload
 	rt_sim_unload
@@ -186,10 +198,11 @@ PollIntervalSec=1
 EOF
 }
 
+# start_agent [OPTION...]: the agent, logging to $LOG (emptied first).
 start_agent() {
 	: > "$LOG"
 	"$RT_AGENT" --foreground --metrics-listen "127.0.0.1:$PORT" \
-		--poll-interval 5 2> "$LOG" &
+		--poll-interval 5 "$@" 2> "$LOG" &
 	AGENT_PID=$!
 }
 
@@ -649,6 +662,233 @@ second_agent_refused() {
 	agent_alive
 	check_err $? "the first agent died"
 	log_test "a second agent refuses to start"
+}
+
+# A NIC without PFC= in its profile: the action must put back what it
+# read before it, also from an agent started after a crash.
+write_nopfc_profile() {
+	cat > "$ROCETUNE_PROFILE_DIR/45-nopfc.conf" << EOF
+[Match]
+Name=$FDEV
+
+[Watchdog]
+Action=disable-pfc
+StormMs=100
+RestoreAfterMs=1000
+EOF
+}
+
+# sim_nic ID [PERSONALITY]: simulated NIC ID, added if it is not there,
+# known to the CLI.
+sim_nic() {
+	[ -d "/sys/class/net/rsim$1" ] ||
+		echo "$1 ${2:-mlx5}" > "$SIM_BUS/new_device" || return 1
+	wait_for 30 "$RT_CLI" profile show dev "rsim$1"
+}
+
+# storms_are RDMADEV N: rocetune.ko says N priorities of RDMADEV storm.
+storms_are() {
+	[ "$(rt_json "$RT_CLI" -j -s port show "$1/1" |
+		jq '[.. | objects | select(.storm == true)] | length')" = "$2" ]
+}
+
+# restart_agent [OPTION...]: a clean stop, then a new agent with a new log.
+restart_agent() {
+	if [ -n "$AGENT_PID" ]; then
+		kill -TERM "$AGENT_PID"
+		wait "$AGENT_PID"
+	fi
+	LOG=${LOG%.log}-$1.log
+	shift
+	start_agent "$@"
+	wait_log 30 "$HDEV: profile 40-hot.conf (applied )?\(start\)"
+}
+
+# now_ms: the monotonic clock, in ms.
+now_ms() {
+	echo $(($(date +%s%N) / 1000000))
+}
+
+# kill -9 of the agent while its actions hold: the new agent keeps them
+# (rocetune.ko's storm state, the record of what the action read) and
+# restores PFC after RestoreAfterMs= of the storms' end.
+storm_restart_resync() {
+	local t0 th tf
+
+	RET=0
+	write_nopfc_profile
+	kill -HUP "$AGENT_PID"
+	wait_log 30 "profiles reloaded: 4 from"
+	check_err $? "the new profile was not loaded: $(tail -3 "$LOG")"
+	sim_nic "$FID"
+	check_err $? "cannot add the simulated NIC $FDEV"
+	wait_log 30 "$FDEV: hotplug -> profile applied in"
+	check_err $? "$FDEV: no hotplug apply"
+	# Lossless on 3 and 5, set by another tool: the profile leaves PFC be.
+	rt_dcb pfc set dev "$FDEV" prio-pfc 3:on 5:on
+	pfc_is "$FDEV" 3 true && pfc_is "$FDEV" 5 true
+	check_err $? "dcb: PFC of $FDEV is $(dcb -j pfc show dev "$FDEV" | jq -c .prio_pfc)"
+	pfc_is "$HDEV" 3 true
+	check_err $? "PFC on priority 3 of $HDEV not on before the storm"
+	{ echo "3 1000 0" > "$DFS/$HID/pfc_storm" &&
+		echo "3 1000 0" > "$DFS/$FID/pfc_storm"; } ||
+		check_err 1 "cannot inject the storms"
+	wait_for 30 pfc_is "$HDEV" 3 false && wait_for 30 pfc_is "$FDEV" 3 false
+	check_err $? "storm: PFC on priority 3 still on"
+	pfc_is "$FDEV" 5 true
+	check_err $? "storm: PFC on priority 5 of $FDEV was turned off too"
+	kill -KILL "$AGENT_PID"
+	wait "$AGENT_PID" 2> /dev/null
+	AGENT_PID=
+	LOG=${LOG%.log}-restart.log
+	start_agent
+	wait_log 30 "$HDEV: profile 40-hot.conf (applied )?\(start\)"
+	check_err $? "no start apply after the restart: $(tail -5 "$LOG")"
+	# The storms last: the actions hold, through drift checks.
+	pfc_is "$HDEV" 3 false
+	check_err $? "the start apply turned PFC on again on a storming priority"
+	log_has "$FDEV: a storm action of a previous rocetuned is in force"
+	check_err $? "$FDEV: the previous agent's action not taken over"
+	wait_for 30 checks_at_least "$HDEV" 2
+	check_err $? "no comparison after the restart"
+	pfc_is "$HDEV" 3 false && pfc_is "$FDEV" 3 false
+	check_err $? "the new agent reverted the action while the storm lasts"
+	t0=$(now_ms)
+	storm_stop "$HID"
+	storm_stop "$FID"
+	wait_for 30 pfc_is "$HDEV" 3 true
+	check_err $? "$HDEV: PFC on priority 3 not restored"
+	th=$(($(now_ms) - t0))
+	wait_for 30 pfc_is "$FDEV" 3 true
+	check_err $? "$FDEV: PFC on priority 3 not restored to what it was"
+	tf=$(($(now_ms) - t0))
+	pfc_is "$FDEV" 5 true && pfc_is "$HDEV" 4 true
+	check_err $? "the restore changed another priority"
+	echo "# storm end -> PFC back (dcb), after the restart: $HDEV $th ms (RestoreAfterMs=1500), $FDEV $tf ms (RestoreAfterMs=1000)"
+	[ "$th" -ge 1500 ] && [ "$th" -le 11500 ]
+	check_err $? "$HDEV restored $th ms after the end, not in 1500..11500"
+	[ "$tf" -ge 1000 ] && [ "$tf" -le 11000 ]
+	check_err $? "$FDEV restored $tf ms after the end, not in 1000..11000"
+	[ ! -e "$ROCETUNE_RUN_DIR/$FDEV.storm" ]
+	check_err $? "the record of the action is left after the restore"
+	log_test "storm: kill -9 of the agent mid-storm; the new one keeps the action, then restores"
+}
+
+# Pause storms on four priorities of a NIC without a profile (the sim
+# grows at most 8 counters at once, two per storm): 8 events.
+flood_round() {
+	local p
+
+	for p in 0 1 2 3; do
+		echo "$p 1000 0" > "$DFS/$GID/pfc_storm" || return 1
+	done
+	wait_for 10 storms_are "rsim_ib$GID" 4 || return 1
+	for p in 0 1 2 3; do
+		echo "$p 0 0" > "$DFS/$GID/pfc_storm" || return 1
+	done
+	wait_for 10 storms_are "rsim_ib$GID" 0
+}
+
+# STORM_END lost: the agent is stopped (SIGSTOP) while a flood of events
+# fills its event socket (--event-buffer 4096), then the storm ends, and
+# its STORM_END is dropped.  After SIGCONT the agent reads the overrun,
+# takes the storm state from rocetune.ko and restores PFC.
+storm_end_lost() {
+	local t0 t1 r n
+
+	RET=0
+	sim_nic "$GID" ||
+		check_err 1 "cannot add the simulated NIC rsim$GID"
+	"$RT_CLI" config set dev "rsim_ib$GID" storm-ms 10 ||
+		check_err 1 "cannot set the storm threshold of rsim_ib$GID"
+	# No periodic rescan (it would resynchronise too) during the test.
+	restart_agent lost --event-buffer 4096 --poll-interval 3600
+	check_err $? "no start apply: $(tail -5 "$LOG")"
+	pfc_is "$HDEV" 3 true
+	check_err $? "PFC on priority 3 of $HDEV not on before the storm"
+	echo "3 1000 0" > "$DFS/$HID/pfc_storm" ||
+		check_err 1 "cannot inject a storm"
+	wait_log 30 "$HDEV: pause storm on priority 3: PFC off on it in force"
+	check_err $? "no storm action"
+	pfc_is "$HDEV" 3 false
+	check_err $? "storm: PFC on priority 3 still on"
+	kill -STOP "$AGENT_PID"
+	for r in 1 2 3 4 5; do
+		flood_round
+		check_err $? "event flood round $r failed"
+	done
+	storm_stop "$HID"
+	wait_for 10 storms_are "rsim_ib$HID" 0
+	check_err $? "the storm of $HDEV did not end"
+	t0=$(now_ms)
+	kill -CONT "$AGENT_PID"
+	wait_for 30 pfc_is "$HDEV" 3 true
+	check_err $? "PFC on priority 3 not restored after the lost STORM_END: $(grep -E "$HDEV|lost" "$LOG" | tail -5)"
+	t1=$(($(now_ms) - t0))
+	echo "# lost STORM_END: SIGCONT -> PFC back (dcb): $t1 ms (RestoreAfterMs=1500)"
+	log_has "events from rocetune.ko were lost \(socket overrun\)"
+	check_err $? "no overrun logged"
+	log_has "$HDEV: pause storm on priority 3 over after"
+	check_fail $? "the STORM_END was not lost: the test proves nothing"
+	log_has "$HDEV: storm state resynchronised \(events lost\)"
+	check_err $? "no resynchronisation logged"
+	n=$(curl -sf "http://127.0.0.1:$PORT/metrics" |
+		sed -n 's/^rocetune_agent_event_overruns_total //p')
+	[ -n "$n" ] && [ "$n" -ge 1 ]
+	check_err $? "rocetune_agent_event_overruns_total is '$n'"
+	[ "$t1" -ge 1500 ] && [ "$t1" -le 11500 ]
+	check_err $? "restored $t1 ms after SIGCONT, not in 1500..11500"
+	log_test "storm: a STORM_END lost in an event overrun; resynchronised, PFC back"
+}
+
+# Action=timeout without PFCStormTimeoutMs= on a NIC whose tunable cannot
+# be read (the irdma personality has none): the value to restore is
+# unknown, so the action is not taken, nothing is written, and the agent
+# says so once and counts it.
+storm_action_skipped() {
+	local kdev=rsim$KID c0 n
+
+	RET=0
+	cat > "$ROCETUNE_PROFILE_DIR/46-skip.conf" << EOF
+[Match]
+Name=$kdev
+
+[Watchdog]
+Action=timeout
+TimeoutMs=200
+StormMs=100
+RestoreAfterMs=500
+EOF
+	kill -HUP "$AGENT_PID"
+	wait_log 30 "profiles reloaded: [0-9]+ from"
+	check_err $? "the new profile was not loaded: $(tail -3 "$LOG")"
+	sim_nic "$KID" irdma
+	check_err $? "cannot add the simulated NIC $kdev"
+	wait_log 30 "$kdev: hotplug -> profile applied in"
+	check_err $? "$kdev: no hotplug apply: $(tail -3 "$LOG")"
+	wait_for 30 storm_ms_is "rsim_ib$KID" 100
+	check_err $? "module threshold of $kdev not set"
+	c0=$(cat "$DFS/$KID/set_count")
+	echo "3 1000 0" > "$DFS/$KID/pfc_storm" ||
+		check_err 1 "cannot inject a storm"
+	wait_log 30 "$kdev: pause storm on priority 3: NO timeout action \(tout-read-failed: .*\): nothing written"
+	check_err $? "no skipped action logged: $(grep -F "$kdev" "$LOG" | tail -3)"
+	# It tries again every 200 ms: said once, counted each time.
+	sleep 1
+	expect "skips logged at error level" \
+		"$(log_count "error: $kdev: pause storm on priority 3: NO timeout action")" 1
+	n=$(curl -sf "http://127.0.0.1:$PORT/metrics" |
+		sed -n "s/^rocetune_agent_storm_actions_skipped_total{netdev=\"$kdev\",reason=\"tout-read-failed\"} //p")
+	[ -n "$n" ] && [ "$n" -ge 2 ]
+	check_err $? "rocetune_agent_storm_actions_skipped_total of $kdev is '$n', not >= 2"
+	expect "set operations on $kdev during the storm" \
+		"$(cat "$DFS/$KID/set_count")" "$c0"
+	echo "3 0 0" > "$DFS/$KID/pfc_storm"
+	wait_log 30 "$kdev: pause storms over \(no action was in force: nothing to restore\)"
+	check_err $? "no storm end, or a restore: $(grep -F "$kdev" "$LOG" | tail -3)"
+	expect "set operations on $kdev after the storm" \
+		"$(cat "$DFS/$KID/set_count")" "$c0"
+	log_test "storm: an action whose state cannot be read is not taken, and said (once)"
 }
 
 sigterm_stops() {

@@ -32,6 +32,7 @@ ALL_TESTS="
 	rxe_vanish_mid_apply
 	invalid_profile_applies_nothing
 	check_corpus
+	check_not_a_profile
 	unprivileged
 "
 
@@ -905,10 +906,18 @@ invalid_profile_applies_nothing() {
 }
 
 check_corpus() {
-	local f line sub out l rc found n=0 bad=0
-	local files=("$RT_SELFTESTS"/profiles/bad/*.conf)
+	local f line sub out l rc found n=0 bad=0 files
 
 	RET=0
+	# Copies owned by root: the tree may be a user's, whose files root
+	# refuses as profiles.
+	if ! { mkdir -p "$WORK/corpus/examples" &&
+		cp -r "$RT_SELFTESTS/profiles/bad" "$RT_SELFTESTS/profiles/good" \
+			"$WORK/corpus/" &&
+		cp "$RT_TOP"/profiles/*.conf "$WORK/corpus/examples/"; }; then
+		check_err 1 "cannot copy the profile corpora"
+	fi
+	files=("$WORK"/corpus/bad/*.conf)
 	# Runs over 20 files at a time (the CLI prints at most 128 errors
 	# per run): each file must get its own error.
 	out=
@@ -936,10 +945,44 @@ check_corpus() {
 	[ "$n" -ge 50 ]
 	check_err $? "only $n malformed profiles"
 	expect "profiles not rejected as expected" "$bad" 0
-	"$RT_CLI" profile check "$RT_SELFTESTS"/profiles/good/*.conf \
-		"$RT_TOP"/profiles/*.conf > /dev/null
+	"$RT_CLI" profile check "$WORK"/corpus/good/*.conf \
+		"$WORK"/corpus/examples/*.conf > /dev/null
 	check_err $? "a good profile or a shipped example was rejected"
 	log_test "profile check: $n malformed profiles each rejected with file:line (exit 2); the examples pass"
+}
+
+# check_refused WHAT TEXT FILE: "profile check FILE" exits 2 within 20 s
+# and says TEXT.
+check_refused() {
+	local out rc
+
+	out=$(timeout 20 "$RT_CLI" profile check "$3" 2>&1)
+	rc=$?
+	expect "$1: exit status" "$rc" 2
+	grep -F -- "$2" <<< "$out" > /dev/null
+	check_err $? "$1: no clear error: $out"
+}
+
+# What is no profile a root agent may take: /dev/zero (it was read for
+# ever), a file anyone may write, a file of another user.
+check_not_a_profile() {
+	local f=$WORK/not-a-profile.conf
+
+	RET=0
+	check_refused /dev/zero "/dev/zero: not a regular file: refused" \
+		/dev/zero
+	printf '[Match]\nName=%s\n' "$DEV" > "$f"
+	chmod 0666 "$f"
+	check_refused "world-writable" \
+		"$f: writable by everyone (mode 0666): refused (chmod o-w $f)" "$f"
+	chmod 0644 "$f"
+	chown 65534 "$f"
+	check_refused "owned by nobody" \
+		"$f: owned by uid 65534, not by root: refused (chown root $f)" "$f"
+	chown 0 "$f"
+	"$RT_CLI" profile check "$f" > /dev/null
+	check_err $? "the same file, root's and 0644, is refused"
+	log_test "profile check: /dev/zero, a world-writable and a foreign file refused (exit 2)"
 }
 
 unprivileged() {

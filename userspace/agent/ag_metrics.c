@@ -221,6 +221,10 @@ static void ag_write_nics(FILE *f, const struct ag_stats *const *nics,
 		"counter",
 		"Pause-storm actions taken (alert, timeout, disable-pfc) and restores.",
 		false };
+	struct ag_fam skipped = { f, "rocetune_agent_storm_actions_skipped_total",
+		"counter",
+		"Pause-storm actions not taken, by reason: the state the action would change could not be read, so nothing was written.",
+		false };
 	struct ag_fam lat = { f,
 		"rocetune_agent_storm_action_last_latency_seconds", "gauge",
 		"Time from the last STORM_START (kernel timestamp) to its action applied and read back.",
@@ -308,6 +312,19 @@ static void ag_write_nics(FILE *f, const struct ag_stats *const *nics,
 		}
 	}
 	for (i = 0; i < n; i++) {
+		for (j = 0; j < AG_SKIP_NUM; j++) {
+			if (!nics[i]->skipped[j])
+				continue;
+			ag_fam_sample(&skipped, NULL);
+			ag_label_nic(f, nics[i]);
+			fprintf(f, ",reason=\"%s\"} %" PRIu64 "\n",
+				ag_skip_name(j), nics[i]->skipped[j]);
+		}
+	}
+	AG_NIC_U64(f, nics, n, "rocetune_agent_storm_resyncs_total", "counter",
+		   "Times the storm state the module reports (PORT_GET) differed from the agent's after lost events or at start, and was taken.",
+		   storm_resyncs);
+	for (i = 0; i < n; i++) {
 		ag_fam_sample(&active, NULL);
 		ag_label_nic(f, nics[i]);
 		fprintf(f, "} %d\n", nics[i]->action_active);
@@ -350,7 +367,7 @@ void ag_metrics_write(FILE *f, const struct ag_global *g,
 			"Events received from rocetune.ko.", buf);
 	snprintf(buf, sizeof(buf), "%" PRIu64, g->events_lost);
 	ag_write_global(f, "rocetune_agent_event_overruns_total", "counter",
-			"Times events were lost (socket overrun; every NIC is checked again).",
+			"Times events of rocetune.ko or rtnetlink notifications were lost (socket overrun; every NIC and its storm state are checked again).",
 			buf);
 	snprintf(buf, sizeof(buf), "%" PRIu64, g->rescans);
 	ag_write_global(f, "rocetune_agent_rescans_total", "counter",

@@ -8,8 +8,10 @@
  *   HOLD --STORM_START(p)--> ACTIVE (act again only if p is new)
  *   HOLD --RestoreAfterMs passed--> IDLE (restore the profile's state)
  *
- * A STORM_END without a STORM_START (the agent started during a storm)
- * changes nothing.  The caller does what the returned ag_wd_do says.
+ * A STORM_END without a STORM_START changes nothing.  The module sends
+ * edges only: ag_wd_sync() puts in the edges the agent missed (an event
+ * overrun, a start during a storm) from the storm state the module
+ * reports.  The caller does what the returned ag_wd_do says.
  */
 #include <string.h>
 
@@ -77,4 +79,26 @@ const char *ag_wd_state_name(enum ag_wd_state s)
 	default:
 		return "idle";
 	}
+}
+
+enum ag_wd_do ag_wd_sync(struct ag_wd *wd, uint8_t storming, uint64_t now_ms,
+			 uint8_t *fresh)
+{
+	enum ag_wd_do todo = AG_WD_DO_NOTHING;
+	uint8_t before = wd->acted;
+	unsigned int p;
+
+	*fresh = 0;
+	for (p = 0; p < 8; p++)
+		if ((storming & (1u << p)) && !(wd->storming & (1u << p)))
+			ag_wd_storm_start(wd, p, now_ms);
+	/* A storm still on whose action was not taken (skipped): again. */
+	for (p = 0; p < 8; p++)
+		if ((storming & (1u << p)) && !(wd->acted & (1u << p)))
+			ag_wd_storm_start(wd, p, now_ms);
+	*fresh = wd->acted & (uint8_t)~before;
+	for (p = 0; p < 8; p++)
+		if (!(storming & (1u << p)) && (wd->storming & (1u << p)))
+			todo = ag_wd_storm_end(wd, p, now_ms);
+	return *fresh ? AG_WD_DO_ACT : todo;
 }

@@ -5,6 +5,7 @@
  * The pure parts (no system calls, unit-tested in tests/test_agent.c):
  *   ag_ratelimit.c  the bound on drift re-applies per NIC
  *   ag_watchdog.c   the pause-storm action state machine per NIC
+ *   ag_storm.c      what a storm action and its restore write
  *   ag_tune.c       the decisions of a [Tune] rule (closed loop)
  *   ag_metrics.c    the agent's series in the Prometheus text format
  *   ag_rtnl.c       parsing of rtnetlink link and DCB notifications
@@ -101,6 +102,82 @@ enum ag_wd_do ag_wd_tick(struct ag_wd *wd, uint64_t now_ms);
 /* ag_wd_deadline() - when ag_wd_tick() has work, 0 if never. */
 uint64_t ag_wd_deadline(const struct ag_wd *wd);
 const char *ag_wd_state_name(enum ag_wd_state s);
+
+/*
+ * ag_wd_sync() - the module says @storming (a bitmap) storm now: what
+ * edges were lost since.  A new priority is a STORM_START, one gone a
+ * STORM_END.  AG_WD_DO_ACT when a priority is to be acted for (the new
+ * ones, in @fresh), else what the ends lead to.
+ */
+enum ag_wd_do ag_wd_sync(struct ag_wd *wd, uint8_t storming, uint64_t now_ms,
+			 uint8_t *fresh);
+
+/* Pause-storm actions (ag_storm.c) --------------------------------------- */
+
+enum ag_skip {
+	AG_SKIP_PFC_READ,		/* the NIC's PFC could not be read */
+	AG_SKIP_TOUT_READ,		/* nor its pfc-prevention-tout */
+	AG_SKIP_NOMEM,
+	AG_SKIP_NUM
+};
+
+/* "pfc-read-failed", "tout-read-failed", "out-of-memory" */
+const char *ag_skip_name(enum ag_skip r);
+
+/* What a NIC's action started from: read before its first write. */
+struct ag_storm {
+	bool saved;			/* read for this storm (until restore) */
+	enum rt_wd_action action;	/* the action it was read for */
+	uint8_t pfc_en;			/* disable-pfc: the PFC read */
+	bool tout_ok;			/* timeout, no PFCStormTimeoutMs=: */
+	uint16_t tout;			/* the tunable read */
+	bool in_force;			/* written since the last restore */
+};
+
+struct ag_storm_ops {
+	/* 0 and the NIC's PFC-enabled bitmap, or -errno and why in @msg */
+	int (*read_pfc)(void *arg, uint8_t *pfc_en, char *msg, size_t len);
+	/* 0 and its pfc-prevention-tout, or -errno and why */
+	int (*read_tout)(void *arg, uint16_t *ms, char *msg, size_t len);
+	/* apply @p (only the action's setting in it); 0 when in force */
+	int (*apply)(void *arg, const struct rt_profile *p, const char *why);
+};
+
+/* ag_storm_only() - @p with only its action's setting (and [Match]). */
+void ag_storm_only(struct rt_profile *p);
+/*
+ * ag_storm_eff() - the action for the priorities @acted into @eff (a
+ * copy of the profile @b): PFC= the state read without @acted, or
+ * PFCStormTimeoutMs= TimeoutMs=.  -ENODATA, @eff untouched, when no state
+ * was read for @b's action.
+ */
+int ag_storm_eff(const struct ag_storm *s, const struct rt_profile *b,
+		 uint8_t acted, struct rt_profile *eff);
+/*
+ * ag_storm_restore_profile() - what a restore applies: @b's setting of
+ * the action, or for one @b does not govern the value read before it;
+ * only that setting.
+ */
+void ag_storm_restore_profile(const struct ag_storm *s,
+			      const struct rt_profile *b,
+			      struct rt_profile *rp);
+/*
+ * ag_storm_act() - act for @wd->acted (@fresh: the priorities new in it)
+ * by @b's Action=: read what the action starts from unless read already
+ * for this storm, then apply the action's setting.  0: in force; 1: the
+ * apply failed (the engine rolled back); -1: skipped, nothing written,
+ * @fresh taken out of @wd->acted, *@skip and @msg say why.
+ */
+int ag_storm_act(struct ag_storm *s, struct ag_wd *wd, uint8_t fresh,
+		 const struct rt_profile *b, const struct ag_storm_ops *ops,
+		 void *arg, enum ag_skip *skip, char *msg, size_t len);
+/*
+ * ag_storm_restore() - storms over: apply ag_storm_restore_profile() if an
+ * action was written since the last restore.  0 (also when nothing was
+ * to restore), 1 when the apply failed, -ENOMEM.
+ */
+int ag_storm_restore(struct ag_storm *s, const struct rt_profile *b,
+		     const struct ag_storm_ops *ops, void *arg);
 
 /* Closed-loop tuning: [Tune] (ag_tune.c) --------------------------------- */
 
@@ -224,6 +301,8 @@ struct ag_stats {
 	bool suppressed;
 	uint64_t storm_starts, storm_ends;
 	uint64_t actions[AG_ACT_NUM];
+	uint64_t skipped[AG_SKIP_NUM];	/* storm actions not taken, why */
+	uint64_t storm_resyncs;		/* storm edges put in from PORT_GET */
 	bool action_active;
 	double last_action_latency_s;	/* < 0: none yet */
 	double last_apply_time_s;	/* wall clock; 0: never */

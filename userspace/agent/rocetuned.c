@@ -3,7 +3,7 @@
  * rocetuned: the agent that keeps every RoCE NIC as its profile says.
  *
  *	rocetuned [ --foreground ] [ --metrics-listen ADDR:PORT ]
- *		  [ --poll-interval SEC ] [ --verbose ]
+ *		  [ --poll-interval SEC ] [ --event-buffer BYTES ] [ --verbose ]
  *
  * One poll() loop over: rocetune.ko's event socket (hotplug, pause
  * storms), an rtnetlink socket (RTNLGRP_LINK for NICs that appear
@@ -48,6 +48,7 @@
 #include "rt_util.h"
 
 #define AG_DCB_SETTLE_MS	20	/* DCB notifications coalesced */
+#define AG_EVENT_BUFFER		(4u << 20)	/* --event-buffer */
 #define AG_MODULE_RETRY_MS	10000	/* retry opening rocetune's events */
 #define AG_PORTS_MAX		64	/* port series per scrape */
 #define AG_RESCAN_RETRY_MS	50	/* a new device is no NIC yet: look */
@@ -83,10 +84,9 @@ struct ag_nic {
 	uint64_t poll_due_ms;
 	struct ag_ratelimit rl;
 	struct ag_wd wd;
-	bool saved_pfc_ok;		/* before a storm action, for a */
-	uint8_t saved_pfc_en;		/* profile that does not say */
-	bool saved_tout_ok;
-	uint16_t saved_tout;
+	struct ag_storm storm;		/* what the storm action read */
+	uint64_t storm_retry_ms;	/* act again: the last one skipped */
+	unsigned int storm_skips;	/* skipped in a row (logged once) */
 	bool storm_ms_done;		/* StormMs= given to the module */
 	/* [Tune]: the closed loop (ag_tune.c) */
 	bool tune;			/* the profile has a rule */
@@ -103,6 +103,7 @@ struct ag_opts {
 	bool foreground;
 	const char *metrics_listen;
 	uint32_t poll_interval_s;
+	uint32_t event_buffer;		/* SO_RCVBUF of the event sockets */
 	int verbose;
 };
 
@@ -164,12 +165,6 @@ static uint32_t ag_poll_s(const struct ag *ag, const struct rt_profile *p)
 	return ag->o.poll_interval_s;
 }
 
-/* The line the agent's own settings are attributed to in messages. */
-static unsigned int ag_wd_line(const struct rt_profile *p)
-{
-	return p->line[RT_PK_WD_ACTION] ? p->line[RT_PK_WD_ACTION] : 1;
-}
-
 /*
  * The profile in force: the NIC's profile, or while a storm action holds,
  * that profile with the action's setting in it, so that the action is not
@@ -183,9 +178,9 @@ static const struct rt_profile *ag_profile(const struct ag_nic *an)
 static int ag_eff_build(struct ag_nic *an)
 {
 	const struct rt_profile *b = an->prof;
-	bool storm = b && b->wd_action != RT_WD_ALERT && an->wd.acted;
+	bool storm = b && b->wd_action != RT_WD_ALERT && an->wd.acted &&
+		     an->storm.saved && an->storm.action == b->wd_action;
 	bool tune = b && an->tune && an->ts.value != an->tr.base;
-	uint8_t en;
 
 	if (!storm && !tune) {
 		free(an->eff);
@@ -201,40 +196,9 @@ static int ag_eff_build(struct ag_nic *an)
 	/* The rule's value in force is no drift (its line: Parameter=). */
 	if (tune)
 		an->eff->dcqcn[b->tune_param] = an->ts.value;
-	if (!storm)
-		return 0;
-	if (b->wd_action == RT_WD_TIMEOUT) {
-		an->eff->pfc_storm_tout = b->wd_timeout_ms;
-		an->eff->line[RT_PK_PFC_STORM_TIMEOUT_MS] = ag_wd_line(b);
-	} else {
-		en = rt_profile_has(b, RT_PK_PFC) ? b->pfc_en :
-		     an->saved_pfc_en;
-		an->eff->pfc_en = en & (uint8_t)~an->wd.acted;
-		an->eff->line[RT_PK_PFC] = ag_wd_line(b);
-	}
-	return 0;
-}
-
-/*
- * What a restore applies: the profile, plus the value saved before the
- * action for a setting the profile does not govern.
- */
-static int ag_restore_profile(const struct ag_nic *an, struct rt_profile *rp)
-{
-	const struct rt_profile *b = an->prof;
-
-	*rp = *b;
-	if (b->wd_action == RT_WD_TIMEOUT &&
-	    !rt_profile_has(b, RT_PK_PFC_STORM_TIMEOUT_MS) &&
-	    an->saved_tout_ok) {
-		rp->pfc_storm_tout = an->saved_tout;
-		rp->line[RT_PK_PFC_STORM_TIMEOUT_MS] = ag_wd_line(b);
-	}
-	if (b->wd_action == RT_WD_DISABLE_PFC &&
-	    !rt_profile_has(b, RT_PK_PFC) && an->saved_pfc_ok) {
-		rp->pfc_en = an->saved_pfc_en;
-		rp->line[RT_PK_PFC] = ag_wd_line(b);
-	}
+	/* The action in force: what it read, without the acted bits. */
+	if (storm)
+		ag_storm_eff(&an->storm, b, an->wd.acted, an->eff);
 	return 0;
 }
 
@@ -248,23 +212,6 @@ static void ag_param_only(struct rt_profile *p, enum rt_dcqcn_param param)
 
 	for (k = RT_PK_MATCH_NUM; k < RT_PK_NUM; k++)
 		if (k != RT_PK_DCQCN + param)
-			p->line[k] = 0;
-}
-
-/*
- * @p with only the setting of its storm action (and [Match]): what a
- * storm action and its restore write, so that the engine reads and reads
- * back only that part of the NIC (not every vendor file): the latency of
- * the action.  The other settings are the drift checks' business.
- */
-static void ag_action_only(struct rt_profile *p)
-{
-	enum rt_pkey keep = p->wd_action == RT_WD_TIMEOUT ?
-			    RT_PK_PFC_STORM_TIMEOUT_MS : RT_PK_PFC;
-	unsigned int k;
-
-	for (k = RT_PK_MATCH_NUM; k < RT_PK_NUM; k++)
-		if (k != keep)
 			p->line[k] = 0;
 }
 
@@ -449,7 +396,15 @@ static void ag_remove(struct ag *ag, size_t i, const char *why)
 	ag->n--;
 }
 
-/* A NIC found: track it and apply its profile. */
+static void ag_storm_recall(struct ag_nic *an);
+static void ag_storm_resync(struct ag *ag, struct ag_nic *an,
+			    const char *why);
+
+/*
+ * A NIC found: track it and apply its profile, with the storm action in it
+ * if a storm lasts (one that a previous agent acted on, or that began
+ * before the agent came).
+ */
 static void ag_add(struct ag *ag, const struct rt_nic *nic,
 		   uint64_t origin_ns, const char *why)
 {
@@ -486,7 +441,10 @@ static void ag_add(struct ag *ag, const struct rt_nic *nic,
 	ag_log(AG_INFO, "%s (%s/%u, %s): profile %s (%s)", nic->id.netdev,
 	       nic->id.rdma_dev, nic->port, nic->id.driver, an->prof->path,
 	       why);
-	ag_apply(ag, an, an->prof, why);
+	if (an->prof->wd_action != RT_WD_ALERT)
+		ag_storm_recall(an);
+	ag_storm_resync(ag, an, why);
+	ag_apply(ag, an, ag_profile(an), why);
 	ag_storm_ms(ag, an);
 	if (origin_ns) {
 		lat = (double)(ag_now_ns() - origin_ns) / 1e9;
@@ -509,14 +467,10 @@ static int ag_rescan(struct ag *ag, uint64_t origin_ns, const char *why)
 	int n, i, added = 0;
 	size_t j;
 
-	list = calloc(RT_NIC_MAX, sizeof(*list));
-	if (!list)
-		return 0;
 	ag->g.rescans++;
-	n = rt_nic_list(list, RT_NIC_MAX, msg, sizeof(msg));
+	n = rt_nic_list(&list, msg, sizeof(msg));
 	if (n < 0) {
 		ag_log(AG_ERR, "cannot list the RoCE NICs: %s", msg);
-		free(list);
 		return 0;
 	}
 	for (j = 0; j < ag->n; j++)
@@ -642,115 +596,360 @@ static void ag_check(struct ag *ag, struct ag_nic *an, const char *why)
 
 /* Pause storms ---------------------------------------------------------- */
 
-/* Before the first action: what the profile leaves unsaid. */
-static void ag_storm_save(struct ag *ag, struct ag_nic *an)
-{
-	const struct rt_profile *p = an->prof;
-	struct rt_dcb_state *ds;
-	char msg[256];
+#define AG_STORM_RETRY_MS	200	/* a skipped action: read again */
 
-	an->saved_pfc_ok = false;
-	an->saved_tout_ok = false;
-	if (p->wd_action == RT_WD_DISABLE_PFC && !rt_profile_has(p, RT_PK_PFC)) {
-		ds = calloc(1, sizeof(*ds));
-		if (ds && ag->dcb &&
-		    !rt_dcb_get(ag->dcb, an->nic.id.netdev, ds, msg,
-				sizeof(msg))) {
-			an->saved_pfc_en = ds->pfc.pfc_en;
-			an->saved_pfc_ok = true;
-		}
-		free(ds);
+/* What the storm code (ag_storm.c) reads and writes through: this NIC. */
+struct ag_storm_io {
+	struct ag *ag;
+	struct ag_nic *an;
+};
+
+static int ag_storm_read_pfc(void *arg, uint8_t *pfc_en, char *msg,
+			     size_t len)
+{
+	struct ag_storm_io *io = arg;
+	struct rt_dcb_state *ds;
+	int err;
+
+	if (!io->ag->dcb) {
+		snprintf(msg, len, "no DCB netlink socket");
+		return -ENOTCONN;
 	}
-	if (p->wd_action == RT_WD_TIMEOUT &&
-	    !rt_profile_has(p, RT_PK_PFC_STORM_TIMEOUT_MS) &&
-	    !rt_ethtool_get_pfc_storm(an->nic.id.netdev, &an->saved_tout,
-				      msg, sizeof(msg)))
-		an->saved_tout_ok = true;
+	ds = calloc(1, sizeof(*ds));
+	if (!ds) {
+		snprintf(msg, len, "out of memory");
+		return -ENOMEM;
+	}
+	err = rt_dcb_get(io->ag->dcb, io->an->nic.id.netdev, ds, msg, len);
+	if (!err && !ds->has_pfc) {
+		snprintf(msg, len, "the driver reported no PFC state");
+		err = -ENODATA;
+	}
+	if (!err)
+		*pfc_en = ds->pfc.pfc_en;
+	free(ds);
+	return err;
 }
 
-static void ag_storm_act(struct ag *ag, struct ag_nic *an,
-			 const struct rt_event *ev, bool first)
+static int ag_storm_read_tout(void *arg, uint16_t *ms, char *msg, size_t len)
+{
+	struct ag_storm_io *io = arg;
+
+	return rt_ethtool_get_pfc_storm(io->an->nic.id.netdev, ms, msg, len);
+}
+
+static int ag_storm_apply(void *arg, const struct rt_profile *p,
+			  const char *why)
+{
+	struct ag_storm_io *io = arg;
+
+	return ag_apply(io->ag, io->an, p, why);
+}
+
+static const struct ag_storm_ops ag_storm_sys = {
+	.read_pfc = ag_storm_read_pfc,
+	.read_tout = ag_storm_read_tout,
+	.apply = ag_storm_apply,
+};
+
+/*
+ * An action in force survives the agent: RUN_DIR/NETDEV.storm says what
+ * it read and which priorities it covers, so that an agent started after
+ * a crash keeps the action while the storm lasts and restores what was
+ * there before it (not the state the action left).
+ */
+static int ag_storm_path(const struct ag_nic *an, char *buf, size_t len)
+{
+	int n = snprintf(buf, len, "%s/%s.storm", rt_run_dir(),
+			 an->nic.id.netdev);
+
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+static void ag_storm_forget(struct ag_nic *an)
+{
+	char path[1024];
+
+	if (!ag_storm_path(an, path, sizeof(path)) && unlink(path) &&
+	    errno != ENOENT)
+		ag_log(AG_WARNING, "%s: cannot remove %s: %s",
+		       an->nic.id.netdev, path, strerror(errno));
+}
+
+static void ag_storm_persist(struct ag_nic *an)
+{
+	char path[1024], tmp[1100];
+	FILE *f;
+
+	if (ag_storm_path(an, path, sizeof(path)))
+		return;
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	if (mkdir(rt_run_dir(), 0755) && errno != EEXIST)
+		goto fail;
+	f = fopen(tmp, "we");
+	if (!f)
+		goto fail;
+	fprintf(f, "rocetuned-storm 1 ifindex=%d action=%s pfc=0x%02x tout=%d acted=0x%02x\n",
+		an->nic.ifindex, rt_wd_action_name(an->storm.action),
+		an->storm.pfc_en, an->storm.tout_ok ? (int)an->storm.tout : -1,
+		an->wd.acted);
+	if (fclose(f) || rename(tmp, path))
+		goto fail;
+	return;
+fail:
+	ag_log(AG_WARNING, "%s: cannot record the storm action in %s: %s (an agent restarted during the storm would not know what to restore)",
+	       an->nic.id.netdev, path, strerror(errno));
+	unlink(tmp);
+}
+
+/* At start or hotplug: an action a previous agent left in force. */
+static void ag_storm_recall(struct ag_nic *an)
+{
+	const struct rt_profile *p = an->prof;
+	char path[1024], action[32];
+	unsigned int pfc, acted;
+	int ifindex, tout, n;
+	FILE *f;
+
+	if (ag_storm_path(an, path, sizeof(path)))
+		return;
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	n = fscanf(f, "rocetuned-storm 1 ifindex=%d action=%31s pfc=%x tout=%d acted=%x",
+		   &ifindex, action, &pfc, &tout, &acted);
+	fclose(f);
+	if (n != 5 || pfc > 0xff || acted > 0xff || !acted || tout > 0xffff) {
+		ag_log(AG_WARNING, "%s: %s is not a storm record: removed",
+		       an->nic.id.netdev, path);
+		ag_storm_forget(an);
+		return;
+	}
+	if (ifindex != an->nic.ifindex || !p || p->wd_action == RT_WD_ALERT ||
+	    strcmp(action, rt_wd_action_name(p->wd_action))) {
+		ag_log(AG_NOTICE, "%s: %s is of %s (ifindex %d, Action=%s): removed",
+		       an->nic.id.netdev, path,
+		       ifindex != an->nic.ifindex ? "another device" :
+		       "another profile", ifindex, action);
+		ag_storm_forget(an);
+		return;
+	}
+	an->storm.saved = true;
+	an->storm.action = p->wd_action;
+	an->storm.pfc_en = (uint8_t)pfc;
+	an->storm.tout_ok = tout >= 0;
+	an->storm.tout = tout >= 0 ? (uint16_t)tout : 0;
+	an->storm.in_force = true;
+	/* As the previous agent left it; the module's state follows. */
+	an->wd.state = AG_WD_ACTIVE;
+	an->wd.storming = (uint8_t)acted;
+	an->wd.acted = (uint8_t)acted;
+	an->st.action_active = true;
+	ag_log(AG_NOTICE, "%s: a storm action of a previous rocetuned is in force (Action=%s, priorities 0x%02x, PFC before it 0x%02x): resynchronising with the module",
+	       an->nic.id.netdev, action, acted, pfc);
+	if (ag_eff_build(an))
+		ag_log(AG_ERR, "%s: out of memory", an->nic.id.netdev);
+}
+
+/* "3" or "3 4": the priorities of @bits. */
+static const char *ag_prios(uint8_t bits, char *buf, size_t len)
+{
+	size_t off = 0;
+	unsigned int p;
+
+	buf[0] = '\0';
+	for (p = 0; p < 8; p++)
+		if (bits & (1u << p))
+			off += (size_t)snprintf(buf + off, off < len ?
+						len - off : 0, "%s%u",
+						off ? " " : "", p);
+	return buf;
+}
+
+/*
+ * Act for the priorities @fresh (new in wd.acted), on event @ev or, with
+ * @ev NULL, on a resynchronisation (@why).
+ */
+static void ag_nic_storm_act(struct ag *ag, struct ag_nic *an,
+			     const struct rt_event *ev, uint8_t fresh,
+			     const char *why)
 {
 	const struct rt_profile *p = an->prof;
 	enum ag_act act = p->wd_action == RT_WD_TIMEOUT ? AG_ACT_TIMEOUT :
 			  p->wd_action == RT_WD_DISABLE_PFC ?
 			  AG_ACT_DISABLE_PFC : AG_ACT_ALERT;
-	struct rt_profile *ap;
+	struct ag_storm_io io = { ag, an };
+	const char *nd = an->nic.id.netdev;
+	char prios[32], msg[512], when[96];
+	enum ag_skip skip = AG_SKIP_PFC_READ;
 	uint64_t now;
-	double lat;
+	double lat = -1;
 	int ret = 0;
 
+	ag_prios(fresh, prios, sizeof(prios));
 	if (act != AG_ACT_ALERT) {
-		if (first)
-			ag_storm_save(ag, an);
-		if (ag_eff_build(an)) {
-			ag_log(AG_ERR, "%s: out of memory", an->nic.id.netdev);
+		ret = ag_storm_act(&an->storm, &an->wd, fresh, p, &ag_storm_sys,
+				   &io, &skip, msg, sizeof(msg));
+		if (ret < 0) {
+			an->st.skipped[skip]++;
+			an->storm_retry_ms = ag_now_ms() + AG_STORM_RETRY_MS;
+			/* Said once; the retries every 200 ms at debug level. */
+			ag_log(an->storm_skips++ ? AG_DEBUG : AG_ERR,
+			       "%s: pause storm on priority %s: NO %s action (%s: %s): nothing written; the agent acts only on a state it has read, and tries again every %u ms while the storm lasts",
+			       nd, prios, ag_act_name(act), ag_skip_name(skip),
+			       msg[0] ? msg : "?", AG_STORM_RETRY_MS);
 			return;
 		}
-		ap = malloc(sizeof(*ap));
-		if (!ap) {
-			ag_log(AG_ERR, "%s: out of memory", an->nic.id.netdev);
-			return;
-		}
-		*ap = *an->eff;
-		ag_action_only(ap);
-		ret = ag_apply(ag, an, ap, "storm action");
-		free(ap);
-		an->st.action_active = true;
+		if (an->storm_skips)
+			ag_log(AG_NOTICE, "%s: the storm action could be taken after %u skipped attempt%s",
+			       nd, an->storm_skips,
+			       an->storm_skips == 1 ? "" : "s");
+		an->storm_skips = 0;
+		an->storm_retry_ms = 0;
+		an->st.action_active = an->storm.in_force;
+		if (ag_eff_build(an))
+			ag_log(AG_ERR, "%s: out of memory", nd);
+		ag_storm_persist(an);
 	}
 	now = ag_now_ns();
 	an->st.actions[act]++;
-	if (!rt_has(ev->attrs, ROCETUNE_A_EVENT_TIME_NS) || !ev->time_ns ||
-	    ev->time_ns > now) {
-		ag_log(AG_WARNING, "%s: storm action %s %s (no event time)",
-		       an->nic.id.netdev, ag_act_name(act),
-		       ret ? "failed" : "in force");
-		return;
-	}
-	lat = (double)(now - ev->time_ns) / 1e9;
-	if (!ret) {
-		ag_hist_add(&ag->g.storm_latency, lat);
-		an->st.last_action_latency_s = lat;
+	if (ev && rt_has(ev->attrs, ROCETUNE_A_EVENT_TIME_NS) && ev->time_ns &&
+	    ev->time_ns <= now) {
+		lat = (double)(now - ev->time_ns) / 1e9;
+		if (!ret) {
+			ag_hist_add(&ag->g.storm_latency, lat);
+			an->st.last_action_latency_s = lat;
+		}
+		snprintf(when, sizeof(when), " %.1f ms after the kernel's event",
+			 lat * 1e3);
+	} else {
+		snprintf(when, sizeof(when), " (%s: the module reports the storm; no event time)",
+			 ev ? "event" : why);
 	}
 	if (act == AG_ACT_ALERT)
-		ag_log(AG_WARNING, "%s: pause storm on priority %u: alert only (Action=alert), %.1f ms after the kernel's event",
-		       an->nic.id.netdev, ev->prio, lat * 1e3);
+		ag_log(AG_WARNING, "%s: pause storm on priority %s: alert only (Action=alert),%s",
+		       nd, prios, when);
 	else if (act == AG_ACT_TIMEOUT)
-		ag_log(AG_WARNING, "%s: pause storm on priority %u: pfc-prevention-tout %u ms %s %.1f ms after the kernel's event (Action=timeout)",
-		       an->nic.id.netdev, ev->prio, p->wd_timeout_ms,
-		       ret ? "FAILED" : "in force", lat * 1e3);
+		ag_log(AG_WARNING, "%s: pause storm on priority %s: pfc-prevention-tout %u ms %s%s (Action=timeout)",
+		       nd, prios, p->wd_timeout_ms,
+		       ret ? "FAILED" : "in force", when);
 	else
-		ag_log(AG_WARNING, "%s: pause storm on priority %u: PFC off on it %s %.1f ms after the kernel's event (Action=disable-pfc)",
-		       an->nic.id.netdev, ev->prio, ret ? "FAILED" : "in force",
-		       lat * 1e3);
+		ag_log(AG_WARNING, "%s: pause storm on priority %s: PFC off on it %s%s (Action=disable-pfc)",
+		       nd, prios, ret ? "FAILED" : "in force", when);
 }
 
-static void ag_storm_restore(struct ag *ag, struct ag_nic *an)
+static void ag_nic_storm_restore(struct ag *ag, struct ag_nic *an)
 {
-	struct rt_profile *rp;
+	struct ag_storm_io io = { ag, an };
+	bool was = an->storm.in_force;
 
 	an->st.action_active = false;
+	an->storm_retry_ms = 0;
+	an->storm_skips = 0;
 	/* The action's part goes; a [Tune] value stays in force. */
 	an->wd.acted = 0;
-	if (ag_eff_build(an)) {
-		free(an->eff);
-		an->eff = NULL;
-	}
-	if (!an->prof || an->prof->wd_action == RT_WD_ALERT) {
-		ag_log(AG_NOTICE, "%s: pause storms over", an->nic.id.netdev);
+	if (!an->prof || an->prof->wd_action == RT_WD_ALERT || !was) {
+		an->storm.in_force = false;
+		an->storm.saved = false;
+		if (ag_eff_build(an)) {
+			free(an->eff);
+			an->eff = NULL;
+		}
+		ag_storm_forget(an);
+		ag_log(AG_NOTICE, "%s: pause storms over%s", an->nic.id.netdev,
+		       an->prof && an->prof->wd_action != RT_WD_ALERT ?
+		       " (no action was in force: nothing to restore)" : "");
 		return;
 	}
-	rp = malloc(sizeof(*rp));
-	if (!rp)
-		return;
-	ag_restore_profile(an, rp);
-	ag_action_only(rp);
 	an->st.actions[AG_ACT_RESTORE]++;
 	ag_log(AG_NOTICE, "%s: pause storms over for %u ms (RestoreAfterMs=): restoring profile %s",
 	       an->nic.id.netdev, an->prof->wd_restore_after_ms,
 	       an->prof->name);
-	ag_apply(ag, an, rp, "storm restore");
-	free(rp);
+	if (ag_storm_restore(&an->storm, an->prof, &ag_storm_sys, &io) < 0)
+		ag_log(AG_ERR, "%s: out of memory", an->nic.id.netdev);
+	if (ag_eff_build(an)) {
+		free(an->eff);
+		an->eff = NULL;
+	}
+	ag_storm_forget(an);
+}
+
+static int ag_port_one_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	struct rt_port *port = arg;
+
+	rt_port_free(port);
+	memset(port, 0, sizeof(port[0]));
+	return rt_port_parse(nlh, port);
+}
+
+/*
+ * The module reports storm edges only: after a lost event (a socket
+ * overrun), at start (a storm that began before) and when an action was
+ * skipped, take the storm state from PORT_GET (ROCETUNE_A_PRIO_STORM) and
+ * put in the edges the agent missed.
+ */
+static void ag_storm_resync(struct ag *ag, struct ag_nic *an, const char *why)
+{
+	const char *nd = an->nic.id.netdev;
+	uint8_t storming = 0, fresh = 0;
+	struct rt_port port;
+	enum ag_wd_do todo;
+	struct nl_msg *msg;
+	unsigned int i;
+	int err;
+
+	if (!an->prof || !an->nic.id.rdma_dev[0])
+		return;
+	if (!ag->cmd_open) {
+		if (an->wd.state != AG_WD_IDLE)
+			ag_log(AG_WARNING, "%s: cannot read the storm state (%s): rocetune.ko is not loaded",
+			       nd, why);
+		return;
+	}
+	memset(&port, 0, sizeof(port));
+	msg = rt_nl_msg_dev(&ag->cmd, ROCETUNE_CMD_PORT_GET,
+			    an->nic.id.rdma_dev, an->nic.port);
+	if (!msg)
+		return;
+	err = rt_nl_do(&ag->cmd, msg, ag_port_one_cb, &port);
+	if (err) {
+		ag_log(AG_WARNING, "%s: cannot read the storm state of %s/%u (%s): %s",
+		       nd, an->nic.id.rdma_dev, an->nic.port, why,
+		       strerror(-err));
+		rt_port_free(&port);
+		return;
+	}
+	if (rt_has(port.attrs, ROCETUNE_A_PFC))
+		for (i = 0; i < port.pfc.nprio; i++)
+			if (rt_has(port.pfc.prio[i].attrs,
+				   ROCETUNE_A_PRIO_STORM) &&
+			    port.pfc.prio[i].storm &&
+			    port.pfc.prio[i].index < 8)
+				storming |= (uint8_t)(1u <<
+						      port.pfc.prio[i].index);
+	rt_port_free(&port);
+	if (storming == an->wd.storming && !(storming & ~an->wd.acted))
+		return;		/* in step */
+	ag_log(AG_NOTICE, "%s: storm state resynchronised (%s): rocetune.ko says priorities 0x%02x storm, the agent had 0x%02x (acted 0x%02x)",
+	       nd, why, storming, an->wd.storming, an->wd.acted);
+	an->st.storm_resyncs++;
+	todo = ag_wd_sync(&an->wd, storming, ag_now_ms(), &fresh);
+	if (todo == AG_WD_DO_ACT)
+		ag_nic_storm_act(ag, an, NULL, fresh, why);
+	else if (todo == AG_WD_DO_RESTORE)
+		ag_nic_storm_restore(ag, an);
+	else if (an->wd.state == AG_WD_HOLD)
+		ag_log(AG_INFO, "%s: restoring in %u ms unless a storm starts again",
+		       nd, an->prof->wd_restore_after_ms);
+}
+
+static void ag_storm_resync_all(struct ag *ag, const char *why)
+{
+	size_t i;
+
+	for (i = 0; i < ag->n; i++)
+		ag_storm_resync(ag, ag->nics[i], why);
 }
 
 static void ag_storm_event(struct ag *ag, const struct rt_event *ev)
@@ -758,7 +957,6 @@ static void ag_storm_event(struct ag *ag, const struct rt_event *ev)
 	bool start = ev->type == ROCETUNE_EVENT_STORM_START;
 	struct ag_nic *an = NULL;
 	enum ag_wd_do todo;
-	bool first;
 
 	if (rt_has(ev->attrs, ROCETUNE_A_PORT_NETDEV_NAME) && ev->netdev[0])
 		an = ag_find(ag, ev->netdev);
@@ -784,14 +982,14 @@ static void ag_storm_event(struct ag *ag, const struct rt_event *ev)
 		return;
 	}
 	if (start) {
-		first = an->wd.state == AG_WD_IDLE;
 		todo = ag_wd_storm_start(&an->wd, ev->prio, ag_now_ms());
-		if (todo == AG_WD_DO_ACT)
-			ag_storm_act(ag, an, ev, first);
+		if (todo == AG_WD_DO_ACT && ev->prio < 8)
+			ag_nic_storm_act(ag, an, ev, (uint8_t)(1u << ev->prio),
+					 "event");
 	} else {
 		todo = ag_wd_storm_end(&an->wd, ev->prio, ag_now_ms());
 		if (todo == AG_WD_DO_RESTORE)
-			ag_storm_restore(ag, an);
+			ag_nic_storm_restore(ag, an);
 		else if (an->wd.state == AG_WD_HOLD)
 			ag_log(AG_INFO, "%s: restoring in %u ms unless a storm starts again",
 			       an->nic.id.netdev, an->prof->wd_restore_after_ms);
@@ -799,15 +997,6 @@ static void ag_storm_event(struct ag *ag, const struct rt_event *ev)
 }
 
 /* Closed loop: [Tune] --------------------------------------------------- */
-
-static int ag_port_one_cb(const struct nlmsghdr *nlh, void *arg)
-{
-	struct rt_port *port = arg;
-
-	rt_port_free(port);
-	memset(port, 0, sizeof(*port));
-	return rt_port_parse(nlh, port);
-}
 
 /*
  * The rate of @metric on @port (events/s), false when the port has none
@@ -1075,7 +1264,8 @@ static void ag_module_open(struct ag *ag, bool quiet)
 		ag->cmd_open = true;
 	if (ag->ev_open)
 		return;
-	err = rt_nl_event_open(&ag->ev, ROCETUNE_MCGRP_EVENTS, 4 << 20);
+	err = rt_nl_event_open(&ag->ev, ROCETUNE_MCGRP_EVENTS,
+			       (int)ag->o.event_buffer);
 	if (err) {
 		if (!quiet)
 			ag_log(AG_NOTICE, "rocetune.ko is not loaded: no hotplug or pause-storm events from it (new NICs are found from link notifications and polls; retrying every %u s)",
@@ -1090,6 +1280,8 @@ static void ag_module_open(struct ag *ag, bool quiet)
 		ag->nics[i]->storm_ms_done = false;
 		ag_storm_ms(ag, ag->nics[i]);
 	}
+	/* Storms may have begun or ended unseen. */
+	ag_storm_resync_all(ag, "module events");
 }
 
 /*
@@ -1129,8 +1321,9 @@ static void ag_module_read(struct ag *ag)
 
 	if (err == -ENOBUFS) {
 		ag->g.events_lost++;
-		ag_log(AG_WARNING, "events from rocetune.ko were lost (socket overrun): checking every NIC");
+		ag_log(AG_WARNING, "events from rocetune.ko were lost (socket overrun): checking every NIC and its storm state");
 		ag_rescan(ag, 0, "events lost");
+		ag_storm_resync_all(ag, "events lost");
 		ag_check_all(ag, "events lost");
 	} else if (err && err != -EAGAIN) {
 		ag_log(AG_WARNING, "rocetune.ko's event socket: %s; reopening",
@@ -1146,7 +1339,7 @@ static void ag_module_read(struct ag *ag)
 
 static int ag_rtnl_open(struct ag *ag)
 {
-	int grp = RTNLGRP_DCB, buf = 4 << 20, fd;
+	int grp = RTNLGRP_DCB, buf = (int)ag->o.event_buffer, fd;
 
 	ag->rtnl = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC | SOCK_NONBLOCK);
 	if (!ag->rtnl)
@@ -1205,6 +1398,7 @@ static void ag_rtnl_read(struct ag *ag)
 		n = mnl_socket_recvfrom(ag->rtnl, buf, sizeof(buf));
 		if (n < 0) {
 			if (errno == ENOBUFS) {
+				ag->g.events_lost++;
 				ag_log(AG_WARNING, "rtnetlink notifications were lost (socket overrun): checking every NIC");
 				ag_rescan(ag, 0, "notifications lost");
 				ag_check_all(ag, "notifications lost");
@@ -1340,6 +1534,7 @@ static void ag_arm_timer(struct ag *ag)
 			due = ag_min_due(due, an->poll_due_ms);
 		due = ag_min_due(due, an->dcb_due_ms);
 		due = ag_min_due(due, ag_wd_deadline(&an->wd));
+		due = ag_min_due(due, an->storm_retry_ms);
 		if (an->tune)
 			due = ag_min_due(due, an->tune_due_ms);
 	}
@@ -1381,6 +1576,7 @@ static void ag_due(struct ag *ag)
 	if (ag->periodic_rescan_ms <= now) {
 		ag_module_verify(ag);
 		ag_rescan(ag, 0, "periodic scan");
+		ag_storm_resync_all(ag, "periodic scan");
 		ag->periodic_rescan_ms = now + (uint64_t)ag->o.poll_interval_s *
 					      1000;
 	}
@@ -1388,7 +1584,11 @@ static void ag_due(struct ag *ag)
 		an = ag->nics[i];
 		now = ag_now_ms();
 		if (ag_wd_tick(&an->wd, now) == AG_WD_DO_RESTORE)
-			ag_storm_restore(ag, an);
+			ag_nic_storm_restore(ag, an);
+		if (an->storm_retry_ms && an->storm_retry_ms <= now) {
+			an->storm_retry_ms = 0;
+			ag_storm_resync(ag, an, "retry");
+		}
 		if (an->dcb_due_ms && an->dcb_due_ms <= now) {
 			an->dcb_due_ms = 0;
 			ag_check(ag, an, "DCB notification");
@@ -1798,12 +1998,16 @@ static void ag_usage(FILE *f)
 		"  -i, --poll-interval SEC       default poll period of what sends no\n"
 		"                                notification (1..3600, default %u; a\n"
 		"                                profile's [Agent] PollIntervalSec= wins)\n"
+		"  -b, --event-buffer BYTES      receive buffer of the event sockets\n"
+		"                                (4096..268435456, default %u; the\n"
+		"                                kernel caps it at net.core.rmem_max)\n"
 		"  -v, --verbose                 debug messages\n"
 		"  -V, --version                 print the version\n"
 		"  -h, --help                    this help\n"
 		"Signals: SIGHUP reloads the profiles, SIGTERM and SIGINT stop.\n"
 		"Environment: ROCETUNE_PROFILE_DIR, ROCETUNE_RUN_DIR (default /run/rocetune).\n",
-		rt_profile_dir(), RT_AGENT_DEF_POLL_INTERVAL_S);
+		rt_profile_dir(), RT_AGENT_DEF_POLL_INTERVAL_S,
+		AG_EVENT_BUFFER);
 }
 
 static int ag_options(struct ag_opts *o, int argc, char **argv)
@@ -1812,6 +2016,7 @@ static int ag_options(struct ag_opts *o, int argc, char **argv)
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "metrics-listen", required_argument, NULL, 'm' },
 		{ "poll-interval", required_argument, NULL, 'i' },
+		{ "event-buffer", required_argument, NULL, 'b' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
@@ -1820,7 +2025,8 @@ static int ag_options(struct ag_opts *o, int argc, char **argv)
 	int c;
 
 	o->poll_interval_s = RT_AGENT_DEF_POLL_INTERVAL_S;
-	while ((c = getopt_long(argc, argv, "fm:i:vVh", opts, NULL)) != -1) {
+	o->event_buffer = AG_EVENT_BUFFER;
+	while ((c = getopt_long(argc, argv, "fm:i:b:vVh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			o->foreground = true;
@@ -1831,6 +2037,14 @@ static int ag_options(struct ag_opts *o, int argc, char **argv)
 		case 'i':
 			if (rt_parse_u32(optarg, 1, 3600, &o->poll_interval_s)) {
 				fprintf(stderr, "rocetuned: --poll-interval %s: not a number of seconds in 1..3600\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case 'b':
+			if (rt_parse_u32(optarg, 4096, 268435456,
+					 &o->event_buffer)) {
+				fprintf(stderr, "rocetuned: --event-buffer %s: not a number of bytes in 4096..268435456\n",
 					optarg);
 				return 2;
 			}

@@ -92,16 +92,16 @@ static int rt_profile_nics(const struct rt_profile_req *req,
 	char msg[512] = "";
 	int ret;
 
-	*nics = calloc(RT_NIC_MAX, sizeof(**nics));
-	if (!*nics) {
-		rt_error("out of memory");
-		return RT_EXIT_ERROR;
-	}
 	if (req->dev[0]) {
+		*nics = calloc(1, sizeof(**nics));
+		if (!*nics) {
+			rt_error("out of memory");
+			return RT_EXIT_ERROR;
+		}
 		ret = rt_nic_lookup(req->dev, *nics, msg, sizeof(msg));
 		*n = 1;
 	} else {
-		ret = rt_nic_list(*nics, RT_NIC_MAX, msg, sizeof(msg));
+		ret = rt_nic_list(nics, msg, sizeof(msg));
 		*n = ret > 0 ? (unsigned int)ret : 0;
 	}
 	if (ret < 0) {

@@ -4,6 +4,7 @@
  * rt_apply.h): diff, safe ordering, per-NIC lock, crash journal, read-back
  * and restore.
  */
+#define _GNU_SOURCE		/* secure_getenv() */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -23,7 +24,7 @@
 
 const char *rt_run_dir(void)
 {
-	const char *s = getenv("ROCETUNE_RUN_DIR");
+	const char *s = secure_getenv("ROCETUNE_RUN_DIR");
 
 	return s && *s ? s : "/run/rocetune";
 }
@@ -367,7 +368,7 @@ static int rt_pfc_sub(const struct rt_setting *want,
 
 static unsigned int rt_delay_ms(void)
 {
-	const char *s = getenv("ROCETUNE_APPLY_DELAY_MS");
+	const char *s = secure_getenv("ROCETUNE_APPLY_DELAY_MS");
 
 	return s ? (unsigned int)strtoul(s, NULL, 10) : 0;
 }

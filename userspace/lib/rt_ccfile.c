@@ -31,7 +31,7 @@ static const char *rt_cc_errname(int err)
 
 const char *rt_debugfs_root(void)
 {
-	const char *root = getenv("ROCETUNE_DEBUGFS");
+	const char *root = secure_getenv("ROCETUNE_DEBUGFS");
 
 	return root && *root ? root : RT_DEBUGFS_DEFAULT;
 }

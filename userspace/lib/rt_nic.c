@@ -3,6 +3,7 @@
  * rocetune user-space library: finding the RoCE NICs of the host in sysfs
  * and the DCQCN interface of each (see rt_nic.h).
  */
+#define _GNU_SOURCE		/* reallocarray(), secure_getenv() */
 #include <dirent.h>
 #include <errno.h>
 #include <net/if.h>
@@ -19,7 +20,7 @@
 
 const char *rt_sysfs_root(void)
 {
-	const char *s = getenv("ROCETUNE_SYSFS");
+	const char *s = secure_getenv("ROCETUNE_SYSFS");
 
 	return s && *s ? s : "/sys";
 }
@@ -152,10 +153,17 @@ static int rt_nic_cmp(const void *a, const void *b)
 	return strcmp(x->id.netdev, y->id.netdev);
 }
 
-/* Add the RoCE ports of RDMA device @ibdev to @nics. */
-static void rt_nic_scan_dev(const char *ibdev, struct rt_nic *nics,
-			    unsigned int max, unsigned int *n)
+/* The NICs found so far: as many as the host has. */
+struct rt_nic_vec {
+	struct rt_nic *v;
+	unsigned int n, cap;
+	bool nomem;
+};
+
+/* Add the RoCE ports of RDMA device @ibdev to @l. */
+static void rt_nic_scan_dev(const char *ibdev, struct rt_nic_vec *l)
 {
+	struct rt_nic *v;
 	char path[512], val[64];
 	struct dirent *de;
 	unsigned int i;
@@ -184,38 +192,60 @@ static void rt_nic_scan_dev(const char *ibdev, struct rt_nic *nics,
 			 rt_sysfs_root(), ibdev, port);
 		if (rt_read_line(path, val, sizeof(val)) || !val[0])
 			continue;
-		for (i = 0; i < *n; i++)
-			dup |= !strcmp(nics[i].id.netdev, val);
-		if (dup || *n >= max)
+		for (i = 0; i < l->n; i++)
+			dup |= !strcmp(l->v[i].id.netdev, val);
+		if (dup)
 			continue;
-		rt_nic_fill(&nics[(*n)++], ibdev, (uint32_t)port, val);
+		if (l->n == l->cap) {
+			v = reallocarray(l->v, l->cap ? 2 * l->cap : 16,
+					 sizeof(*v));
+			if (!v) {
+				l->nomem = true;
+				break;
+			}
+			l->v = v;
+			l->cap = l->cap ? 2 * l->cap : 16;
+		}
+		memset(&l->v[l->n], 0, sizeof(l->v[0]));
+		rt_nic_fill(&l->v[l->n++], ibdev, (uint32_t)port, val);
 	}
 	closedir(d);
 }
 
-int rt_nic_list(struct rt_nic *nics, unsigned int max, char *msg, size_t len)
+int rt_nic_list(struct rt_nic **nics, char *msg, size_t len)
 {
+	struct rt_nic_vec l = { 0 };
 	char path[512];
 	struct dirent *de;
-	unsigned int n = 0;
 	DIR *d;
+	int err;
 
+	*nics = NULL;
 	rt_fmt(path, sizeof(path), "%s/class/infiniband", rt_sysfs_root());
 	d = opendir(path);
 	if (!d) {
 		if (errno == ENOENT)
 			return 0;	/* no RDMA core: no RoCE NIC */
+		err = errno;
 		if (msg)
 			rt_fmt(msg, len, "cannot list %s: %s", path,
-				 strerror(errno));
-		return -errno;
+				 strerror(err));
+		return -err;
 	}
-	while ((de = readdir(d)))
+	while (!l.nomem && (de = readdir(d)))
 		if (de->d_name[0] != '.')
-			rt_nic_scan_dev(de->d_name, nics, max, &n);
+			rt_nic_scan_dev(de->d_name, &l);
 	closedir(d);
-	qsort(nics, n, sizeof(*nics), rt_nic_cmp);
-	return (int)n;
+	if (l.nomem) {
+		free(l.v);
+		if (msg)
+			rt_fmt(msg, len, "listing the RoCE NICs: %s",
+				 strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	qsort(l.v, l.n, sizeof(*l.v), rt_nic_cmp);
+	*nics = l.v;
+	return (int)l.n;
 }
 
 int rt_nic_lookup(const char *netdev, struct rt_nic *nic, char *msg,
@@ -224,14 +254,9 @@ int rt_nic_lookup(const char *netdev, struct rt_nic *nic, char *msg,
 	struct rt_nic *all;
 	int n, i, err = -ENODEV;
 
-	all = calloc(RT_NIC_MAX, sizeof(*all));
-	if (!all)
-		return -ENOMEM;
-	n = rt_nic_list(all, RT_NIC_MAX, msg, len);
-	if (n < 0) {
-		free(all);
+	n = rt_nic_list(&all, msg, len);
+	if (n < 0)
 		return n;
-	}
 	for (i = 0; i < n; i++) {
 		if (!strcmp(all[i].id.netdev, netdev)) {
 			*nic = all[i];

@@ -21,7 +21,6 @@
 
 #include "rt_profile.h"
 
-#define RT_NIC_MAX	256
 
 enum rt_cc_vendor {
 	RT_CC_NONE,		/* no DCQCN interface: @cc_why says why */
@@ -43,11 +42,11 @@ struct rt_nic {
 const char *rt_sysfs_root(void);
 
 /*
- * rt_nic_list() - every RoCE NIC, sorted by netdev name, one per netdev.
- * Returns the number found (at most @max) or a negative errno with @msg.
+ * rt_nic_list() - every RoCE NIC, sorted by netdev name, one per netdev,
+ * however many: *@nics is allocated (free() it; NULL when there is none).
+ * Returns the number found or a negative errno with @msg.
  */
-int rt_nic_list(struct rt_nic *nics, unsigned int max, char *msg,
-		size_t len);
+int rt_nic_list(struct rt_nic **nics, char *msg, size_t len);
 
 /*
  * rt_nic_lookup() - the RoCE NIC whose netdev is @netdev.  -ENODEV with a

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <ini.h>
 
@@ -261,6 +262,7 @@ struct rt_pstate {
 	unsigned int nerr;		/* errors of this file */
 	unsigned int lineno;		/* of the line last read */
 	int read_errno;
+	size_t bytes;			/* read so far */
 	enum rt_psec sec;
 	bool seen_match;	/* or a bad header that meant it */
 	unsigned int tune_line;	/* of the first [Tune] header, 0: none */
@@ -1333,6 +1335,11 @@ static char *rt_reader(char *str, int num, void *stream)
 		c = getc(st->f);
 		if (c == EOF)
 			break;
+		/* /dev/zero, a FIFO that never ends: no profile is this long. */
+		if (++st->bytes > RT_PROF_SIZE_MAX) {
+			st->read_errno = EFBIG;
+			return NULL;
+		}
 		any = true;
 		if (c == '\n')
 			break;
@@ -1657,6 +1664,12 @@ int rt_profile_parse_fp(FILE *f, const char *path, struct rt_profile *p,
 	st->p = p;
 	st->d = d;
 	ret = ini_parse_stream(rt_reader, st, rt_handler, st);
+	if (st->read_errno == EFBIG) {
+		rt_diag_add(d, "%s: longer than %d bytes: not a profile", path,
+			    RT_PROF_SIZE_MAX);
+		ret = -EFBIG;
+		goto out;
+	}
 	if (st->read_errno) {
 		err = st->read_errno;
 		rt_diag_add(d, "%s: %s", path, strerror(err));
@@ -1680,6 +1693,36 @@ out:
 	return ret;
 }
 
+/*
+ * A profile tells a root agent what to write to a NIC: as sshd does with
+ * its files (StrictModes), refuse one that anyone could have written, or
+ * that someone else than root (or the user running the tool) owns.  A
+ * character device or a FIFO is no profile either (/dev/zero would be
+ * read for ever).
+ */
+static int rt_profile_file_ok(const char *path, const struct stat *sb,
+			      struct rt_diag *d)
+{
+	uid_t me = geteuid();
+
+	if (!S_ISREG(sb->st_mode)) {
+		rt_diag_add(d, "%s: not a regular file: refused", path);
+		return -EINVAL;
+	}
+	if (sb->st_uid != 0 && sb->st_uid != me) {
+		rt_diag_add(d, "%s: owned by uid %u, not by root%s: refused (chown root %s)",
+			    path, (unsigned int)sb->st_uid,
+			    me ? " or the user running this" : "", path);
+		return -EPERM;
+	}
+	if (sb->st_mode & S_IWOTH) {
+		rt_diag_add(d, "%s: writable by everyone (mode %04o): refused (chmod o-w %s)",
+			    path, (unsigned int)(sb->st_mode & 07777), path);
+		return -EPERM;
+	}
+	return 0;
+}
+
 int rt_profile_parse_file(const char *path, struct rt_profile *p,
 			  struct rt_diag *d)
 {
@@ -1698,10 +1741,21 @@ int rt_profile_parse_file(const char *path, struct rt_profile *p,
 		rt_diag_add(d, "%s: cannot open: %s", path, strerror(-ret));
 		return ret;
 	}
-	if (!fstat(fileno(f), &sb) && S_ISDIR(sb.st_mode)) {
+	if (fstat(fileno(f), &sb)) {
+		ret = -errno;
+		fclose(f);
+		rt_diag_add(d, "%s: cannot stat: %s", path, strerror(-ret));
+		return ret;
+	}
+	if (S_ISDIR(sb.st_mode)) {
 		fclose(f);
 		rt_diag_add(d, "%s: cannot read: %s", path, strerror(EISDIR));
 		return -EISDIR;
+	}
+	ret = rt_profile_file_ok(path, &sb, d);
+	if (ret) {
+		fclose(f);
+		return ret;
 	}
 	ret = rt_profile_parse_fp(f, path, p, d);
 	fclose(f);

@@ -32,6 +32,7 @@
 #define RT_PROF_PATH_LEN	4096
 #define RT_PROF_MAX_FILES	64	/* profiles per directory */
 #define RT_PROF_LINE_MAX	2048	/* characters per line, without '\n' */
+#define RT_PROF_SIZE_MAX	(1 << 20)	/* bytes per profile */
 
 /* IEEE 802.1Qaz transmission selection algorithms (kernel values). */
 enum rt_tsa {

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Unit tests of the agent's pure parts (cmocka): the re-apply rate
- * limiter, the pause-storm watchdog, the metrics text and the parsing of
+ * limiter, the pause-storm watchdog and its resynchronisation, storm
+ * actions with failing reads, the metrics text and the parsing of
  * rtnetlink notifications.
  */
 #define _GNU_SOURCE
@@ -147,6 +148,289 @@ static void wd_restore_immediately(void **state)
 	ag_wd_init(&wd, 0);
 	assert_int_equal(ag_wd_storm_start(&wd, 0, 10), AG_WD_DO_ACT);
 	assert_int_equal(ag_wd_storm_end(&wd, 0, 20), AG_WD_DO_RESTORE);
+	assert_int_equal(wd.state, AG_WD_IDLE);
+}
+
+/* ---- storm actions with failing reads (ag_storm.c) ---- */
+
+/*
+ * The NIC of the storm tests: its PFC and tunable as the reads see them,
+ * reads that fail on demand, and every write recorded.
+ */
+struct fake_nic {
+	uint8_t pfc_en;
+	uint16_t tout;
+	int pfc_err, tout_err;		/* the next reads fail with these */
+	unsigned int pfc_reads, tout_reads;
+	unsigned int applies;
+	struct rt_profile last;		/* the last profile applied */
+};
+
+static int fake_read_pfc(void *arg, uint8_t *pfc_en, char *msg, size_t len)
+{
+	struct fake_nic *n = arg;
+
+	n->pfc_reads++;
+	if (n->pfc_err) {
+		snprintf(msg, len, "DCB read timed out");
+		return n->pfc_err;
+	}
+	*pfc_en = n->pfc_en;
+	return 0;
+}
+
+static int fake_read_tout(void *arg, uint16_t *ms, char *msg, size_t len)
+{
+	struct fake_nic *n = arg;
+
+	n->tout_reads++;
+	if (n->tout_err) {
+		snprintf(msg, len, "ethtool read failed");
+		return n->tout_err;
+	}
+	*ms = n->tout;
+	return 0;
+}
+
+/* The engine: writes what @p governs of PFC and the tunable. */
+static int fake_apply(void *arg, const struct rt_profile *p, const char *why)
+{
+	struct fake_nic *n = arg;
+
+	(void)why;
+	n->applies++;
+	n->last = *p;
+	if (rt_profile_has(p, RT_PK_PFC))
+		n->pfc_en = p->pfc_en;
+	if (rt_profile_has(p, RT_PK_PFC_STORM_TIMEOUT_MS))
+		n->tout = p->pfc_storm_tout;
+	return 0;
+}
+
+static const struct ag_storm_ops fake_ops = {
+	.read_pfc = fake_read_pfc,
+	.read_tout = fake_read_tout,
+	.apply = fake_apply,
+};
+
+/* A profile from its text, as the agent loads it. */
+static struct rt_profile *storm_profile(const char *text)
+{
+	struct rt_profile *p = calloc(1, sizeof(*p));
+	struct rt_diag *d = calloc(1, sizeof(*d));
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+
+	assert_non_null(p);
+	assert_non_null(d);
+	assert_non_null(f);
+	if (rt_profile_parse_fp(f, "test.conf", p, d))
+		rt_diag_print(d, stderr);
+	assert_int_equal(d->n, 0);
+	fclose(f);
+	free(d);
+	return p;
+}
+
+/* Only PFC written, and nothing else of the profile. */
+static void assert_pfc_only(const struct rt_profile *p, uint8_t pfc_en)
+{
+	unsigned int k;
+
+	assert_true(rt_profile_has(p, RT_PK_PFC));
+	assert_int_equal(p->pfc_en, pfc_en);
+	for (k = RT_PK_MATCH_NUM; k < RT_PK_NUM; k++)
+		if (k != RT_PK_PFC)
+			assert_int_equal(p->line[k], 0);
+}
+
+/*
+ * Action=disable-pfc, no PFC= in the profile: the DCB read at
+ * STORM_START fails.  No write at all (never pfc_en 0x00, the state not
+ * read); the priority is not taken as acted, so a resync acts once the
+ * read works, clearing only its bit of what it read; the restore puts
+ * back exactly that.
+ */
+static void storm_read_fails_no_pfc(void **state)
+{
+	struct rt_profile *p = storm_profile("[Match]\nName=rsim5\n"
+		"[Watchdog]\nAction=disable-pfc\nRestoreAfterMs=1000\n");
+	struct rt_profile *eff = calloc(1, sizeof(*eff));
+	struct fake_nic nic = { .pfc_en = 0x18, .pfc_err = -ETIMEDOUT };
+	struct ag_storm s = { 0 };
+	enum ag_skip skip = AG_SKIP_NUM;
+	struct ag_wd wd;
+	char msg[256];
+	uint8_t fresh;
+	int ret;
+
+	(void)state;
+	assert_non_null(eff);
+	ag_wd_init(&wd, p->wd_restore_after_ms);
+	assert_int_equal(ag_wd_storm_start(&wd, 3, 0), AG_WD_DO_ACT);
+	ret = ag_storm_act(&s, &wd, 0x08, p, &fake_ops, &nic, &skip, msg,
+			   sizeof(msg));
+	/* Untouched (the bug wrote 0x00), nothing applied, skipped. */
+	assert_int_equal(nic.pfc_en, 0x18);
+	assert_int_equal(nic.applies, 0);
+	assert_int_equal(ret, -1);
+	assert_int_equal(nic.pfc_reads, 1);
+	assert_int_equal(skip, AG_SKIP_PFC_READ);
+	assert_string_equal(ag_skip_name(skip), "pfc-read-failed");
+	assert_non_null(strstr(msg, "timed out"));
+	/* Not acted: drift checks see no action either. */
+	assert_int_equal(wd.acted, 0);
+	*eff = *p;
+	assert_int_equal(ag_storm_eff(&s, p, 0x08, eff), -ENODATA);
+	assert_false(rt_profile_has(eff, RT_PK_PFC));
+
+	/* The retry (a resync: the module still says 3 storms) reads. */
+	nic.pfc_err = 0;
+	assert_int_equal(ag_wd_sync(&wd, 0x08, 100, &fresh), AG_WD_DO_ACT);
+	assert_int_equal(fresh, 0x08);
+	assert_int_equal(ag_storm_act(&s, &wd, fresh, p, &fake_ops, &nic,
+				      &skip, msg, sizeof(msg)), 0);
+	assert_int_equal(nic.applies, 1);
+	assert_pfc_only(&nic.last, 0x10);
+	/* The effective profile the drift checks compare with. */
+	*eff = *p;
+	assert_int_equal(ag_storm_eff(&s, p, wd.acted, eff), 0);
+	assert_int_equal(eff->pfc_en, 0x10);
+	assert_true(rt_profile_has(eff, RT_PK_PFC));
+
+	/* Priority 4 as well: no new read, still only acted bits cleared. */
+	assert_int_equal(ag_wd_storm_start(&wd, 4, 200), AG_WD_DO_ACT);
+	assert_int_equal(ag_storm_act(&s, &wd, 0x10, p, &fake_ops, &nic,
+				      &skip, msg, sizeof(msg)), 0);
+	assert_int_equal(nic.pfc_reads, 2);
+	assert_pfc_only(&nic.last, 0x00);
+
+	/* Over: restored to what was read before the first action. */
+	ag_wd_storm_end(&wd, 3, 300);
+	assert_int_equal(ag_wd_storm_end(&wd, 4, 300), AG_WD_DO_NOTHING);
+	assert_int_equal(ag_wd_tick(&wd, 1300), AG_WD_DO_RESTORE);
+	assert_int_equal(ag_storm_restore(&s, p, &fake_ops, &nic), 0);
+	assert_int_equal(nic.applies, 3);
+	assert_pfc_only(&nic.last, 0x18);
+	assert_int_equal(nic.pfc_en, 0x18);
+	free(eff);
+	free(p);
+}
+
+/*
+ * With PFC= in the profile the action still reads: a NIC found with only
+ * priority 3 lossless (say OnDrift=report) gets 3 cleared, never 4 set,
+ * and a failed read means no write; the restore is the profile's.
+ */
+static void storm_read_fails_with_pfc(void **state)
+{
+	struct rt_profile *p = storm_profile("[Match]\nName=rsim5\n"
+		"[Lossless]\nPFC=3 4\n"
+		"[Watchdog]\nAction=disable-pfc\nRestoreAfterMs=0\n");
+	struct fake_nic nic = { .pfc_en = 0x08, .pfc_err = -EIO };
+	struct ag_storm s = { 0 };
+	enum ag_skip skip;
+	struct ag_wd wd;
+	char msg[256];
+	int ret;
+
+	(void)state;
+	ag_wd_init(&wd, 0);
+	ag_wd_storm_start(&wd, 3, 0);
+	ret = ag_storm_act(&s, &wd, 0x08, p, &fake_ops, &nic, &skip, msg,
+			   sizeof(msg));
+	/* Not written (the bug wrote 0x10: priority 4 on, never read). */
+	assert_int_equal(nic.pfc_en, 0x08);
+	assert_int_equal(nic.applies, 0);
+	assert_int_equal(ret, -1);
+	nic.pfc_err = 0;
+	ag_wd_storm_start(&wd, 3, 0);
+	assert_int_equal(ag_storm_act(&s, &wd, 0x08, p, &fake_ops, &nic,
+				      &skip, msg, sizeof(msg)), 0);
+	assert_int_equal(nic.applies, 1);
+	assert_pfc_only(&nic.last, 0x00);
+	assert_int_equal(ag_wd_storm_end(&wd, 3, 10), AG_WD_DO_RESTORE);
+	assert_int_equal(ag_storm_restore(&s, p, &fake_ops, &nic), 0);
+	assert_pfc_only(&nic.last, 0x18);
+	free(p);
+}
+
+/*
+ * Action=timeout without PFCStormTimeoutMs=: the value to restore must be
+ * read first; a failed read means no write.  A restore with nothing
+ * written writes nothing.
+ */
+static void storm_timeout_read_fails(void **state)
+{
+	struct rt_profile *p = storm_profile("[Match]\nName=rsim5\n"
+		"[Watchdog]\nAction=timeout\nTimeoutMs=200\n");
+	struct fake_nic nic = { .tout = 8000, .tout_err = -EOPNOTSUPP };
+	struct ag_storm s = { 0 };
+	enum ag_skip skip;
+	struct ag_wd wd;
+	char msg[256];
+	int ret;
+
+	(void)state;
+	ag_wd_init(&wd, 0);
+	ag_wd_storm_start(&wd, 3, 0);
+	ret = ag_storm_act(&s, &wd, 0x08, p, &fake_ops, &nic, &skip, msg,
+			   sizeof(msg));
+	/* Not written (the bug set 200 with nothing to restore). */
+	assert_int_equal(nic.tout, 8000);
+	assert_int_equal(nic.applies, 0);
+	assert_int_equal(ret, -1);
+	assert_int_equal(skip, AG_SKIP_TOUT_READ);
+	assert_int_equal(ag_storm_restore(&s, p, &fake_ops, &nic), 0);
+	assert_int_equal(nic.applies, 0);
+	nic.tout_err = 0;
+	ag_wd_storm_start(&wd, 3, 0);
+	assert_int_equal(ag_storm_act(&s, &wd, 0x08, p, &fake_ops, &nic,
+				      &skip, msg, sizeof(msg)), 0);
+	assert_int_equal(nic.tout, 200);
+	assert_int_equal(nic.pfc_reads, 0);
+	assert_int_equal(ag_storm_restore(&s, p, &fake_ops, &nic), 0);
+	assert_int_equal(nic.tout, 8000);
+	free(p);
+}
+
+/*
+ * Resynchronisation from the module's storm state: a STORM_END lost in
+ * an overrun ends the storm (HOLD, then the restore); an agent started
+ * during a storm acts for it; a skipped priority is acted for again.
+ */
+static void wd_sync_lost_edges(void **state)
+{
+	struct ag_wd wd;
+	uint8_t fresh;
+
+	(void)state;
+	ag_wd_init(&wd, 1000);
+	/* Start during a storm on 3: act. */
+	assert_int_equal(ag_wd_sync(&wd, 0x08, 0, &fresh), AG_WD_DO_ACT);
+	assert_int_equal(fresh, 0x08);
+	assert_int_equal(wd.state, AG_WD_ACTIVE);
+	/* In step: nothing. */
+	assert_int_equal(ag_wd_sync(&wd, 0x08, 50, &fresh), AG_WD_DO_NOTHING);
+	assert_int_equal(fresh, 0);
+	/* 4 started and its STORM_START was lost: act for 4 only. */
+	assert_int_equal(ag_wd_sync(&wd, 0x18, 60, &fresh), AG_WD_DO_ACT);
+	assert_int_equal(fresh, 0x10);
+	/* Both STORM_ENDs lost: hold, restore RestoreAfterMs= later. */
+	assert_int_equal(ag_wd_sync(&wd, 0x00, 100, &fresh), AG_WD_DO_NOTHING);
+	assert_int_equal(wd.state, AG_WD_HOLD);
+	assert_int_equal(ag_wd_deadline(&wd), 1100);
+	assert_int_equal(ag_wd_tick(&wd, 1099), AG_WD_DO_NOTHING);
+	assert_int_equal(ag_wd_tick(&wd, 1100), AG_WD_DO_RESTORE);
+	assert_int_equal(wd.acted, 0);
+	/* A storm on, its action skipped (acted cleared): acted again. */
+	ag_wd_storm_start(&wd, 5, 2000);
+	wd.acted &= (uint8_t)~0x20;
+	assert_int_equal(ag_wd_sync(&wd, 0x20, 2200, &fresh), AG_WD_DO_ACT);
+	assert_int_equal(fresh, 0x20);
+	/* RestoreAfterMs=0: a lost end restores at once. */
+	ag_wd_init(&wd, 0);
+	ag_wd_sync(&wd, 0x01, 0, &fresh);
+	assert_int_equal(ag_wd_sync(&wd, 0x00, 10, &fresh), AG_WD_DO_RESTORE);
 	assert_int_equal(wd.state, AG_WD_IDLE);
 }
 
@@ -647,6 +931,10 @@ int main(void)
 		cmocka_unit_test(wd_start_end_restore),
 		cmocka_unit_test(wd_two_prios_and_restart),
 		cmocka_unit_test(wd_restore_immediately),
+		cmocka_unit_test(storm_read_fails_no_pfc),
+		cmocka_unit_test(storm_read_fails_with_pfc),
+		cmocka_unit_test(storm_timeout_read_fails),
+		cmocka_unit_test(wd_sync_lost_edges),
 		cmocka_unit_test(tune_step_cooldown_back),
 		cmocka_unit_test(tune_decrease_and_min),
 		cmocka_unit_test(tune_guard_reverts),

@@ -22,6 +22,7 @@
 #include <cmocka.h>
 
 #include "rt_counters.h"
+#include "rt_nic.h"
 #include "rt_profile.h"
 
 #define BAD_CORPUS	"../selftests/profiles/bad"
@@ -805,7 +806,95 @@ static void parse_file(void **state)
 	assert_true(has_diag(&diag, path, 4, "PFC=9"));
 	assert_string_equal(prof.name, "10-x.conf");
 	assert_string_equal(prof.path, path);
+
+	/* Writable by everyone: refused, before it is read. */
+	write_file("20-ww.conf", "[Match]\nName=eth0\n");
+	snprintf(path, sizeof(path), "%s/20-ww.conf", tmpdir);
+	assert_int_equal(chmod(path, 0666), 0);
+	memset(&diag, 0, sizeof(diag));
+	assert_int_equal(rt_profile_parse_file(path, &prof, &diag), -EPERM);
+	assert_int_equal(diag.n, 1);
+	assert_non_null(strstr(diag.msg[0], "20-ww.conf: writable by everyone (mode 0666): refused"));
+	assert_int_equal(chmod(path, 0664), 0);
+	memset(&diag, 0, sizeof(diag));
+	assert_int_equal(rt_profile_parse_file(path, &prof, &diag), 0);
+
+	/* Owned by another user (root can give it away): refused. */
+	if (!geteuid()) {
+		assert_int_equal(chown(path, 65534, 65534), 0);
+		memset(&diag, 0, sizeof(diag));
+		assert_int_equal(rt_profile_parse_file(path, &prof, &diag),
+				 -EPERM);
+		assert_non_null(strstr(diag.msg[0], "20-ww.conf: owned by uid 65534, not by root: refused"));
+		assert_int_equal(chown(path, 0, 0), 0);
+	}
+
+	/* Not a regular file: /dev/zero would never end. */
+	memset(&diag, 0, sizeof(diag));
+	assert_int_equal(rt_profile_parse_file("/dev/zero", &prof, &diag),
+			 -EINVAL);
+	assert_string_equal(diag.msg[0], "/dev/zero: not a regular file: refused");
 	rm_tmpdir();
+}
+
+/* mkdir -p and write @text to tmpdir/@rel. */
+static void write_deep(const char *rel, const char *text)
+{
+	char path[512], *p;
+
+	snprintf(path, sizeof(path), "%s/%s", tmpdir, rel);
+	for (p = path + strlen(tmpdir) + 1; (p = strchr(p, '/')); p++) {
+		*p = '\0';
+		assert_true(!mkdir(path, 0755) || errno == EEXIST);
+		*p = '/';
+	}
+	write_file(rel, text);
+}
+
+/*
+ * A host with 300 RoCE NICs (a fake sysfs): every one is listed, sorted
+ * by netdev name (the list was cut at 256, silently).
+ */
+static void nic_list_unbounded(void **state)
+{
+	struct rt_nic *nics;
+	char rel[256], name[32], msg[256] = "";
+	int i, n;
+
+	(void)state;
+	make_tmpdir();
+	for (i = 0; i < 300; i++) {
+		snprintf(rel, sizeof(rel),
+			 "class/infiniband/fake%d/ports/1/link_layer", i);
+		write_deep(rel, "Ethernet\n");
+		snprintf(rel, sizeof(rel),
+			 "class/infiniband/fake%d/ports/1/gid_attrs/ndevs/0", i);
+		snprintf(name, sizeof(name), "fk%03d\n", i);
+		write_deep(rel, name);
+	}
+	assert_int_equal(setenv("ROCETUNE_SYSFS", tmpdir, 1), 0);
+	n = rt_nic_list(&nics, msg, sizeof(msg));
+	unsetenv("ROCETUNE_SYSFS");
+	assert_int_equal(n, 300);
+	assert_string_equal(nics[0].id.netdev, "fk000");
+	assert_string_equal(nics[299].id.netdev, "fk299");
+	assert_string_equal(nics[299].id.rdma_dev, "fake299");
+	free(nics);
+	rm_tmpdir();
+}
+
+/* A stream that never ends (stdin from /dev/zero): bounded, and said. */
+static void parse_endless(void **state)
+{
+	FILE *f = fopen("/dev/zero", "re");
+
+	(void)state;
+	assert_non_null(f);
+	memset(&diag, 0, sizeof(diag));
+	assert_int_equal(rt_profile_parse_fp(f, "-", &prof, &diag), -EFBIG);
+	assert_int_equal(diag.n, 1);
+	assert_string_equal(diag.msg[0], "-: longer than 1048576 bytes: not a profile");
+	fclose(f);
 }
 
 static void load_dir(void **state)
@@ -1260,6 +1349,8 @@ int main(void)
 		cmocka_unit_test(dcqcn_rates),
 		cmocka_unit_test(diag_limits),
 		cmocka_unit_test(parse_file),
+		cmocka_unit_test(parse_endless),
+		cmocka_unit_test(nic_list_unbounded),
 		cmocka_unit_test(load_dir),
 		cmocka_unit_test(load_dir_too_many),
 		cmocka_unit_test(profile_dir_env),

@@ -30,6 +30,7 @@ class Term:
             os.chdir(TOP)
             os.execvp(argv[0], argv)
         self.buf = b""
+        self.status = None
         self.log = open(log, "wb")
 
     def read(self, secs):
@@ -67,17 +68,22 @@ class Term:
     def send(self, s):
         os.write(self.fd, s)
 
+    def reap(self):
+        """The child's exit code once it ended (kept), else None."""
+        if self.status is None:
+            p, st = os.waitpid(self.pid, os.WNOHANG)
+            if p:
+                self.status = os.waitstatus_to_exitcode(st)
+        return self.status
+
     def alive(self):
-        return os.waitpid(self.pid, os.WNOHANG) == (0, 0)
+        return self.reap() is None
 
     def wait(self, secs):
         end = time.time() + secs
-        while time.time() < end:
+        while time.time() < end and self.reap() is None:
             self.read(0.5)
-            p, st = os.waitpid(self.pid, os.WNOHANG)
-            if p:
-                return os.waitstatus_to_exitcode(st)
-        return None
+        return self.status
 
 
 def main():

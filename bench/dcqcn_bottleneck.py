@@ -133,8 +133,9 @@ def do_run(a):
         fails.append(f"{a.mode}: the bottleneck did not bind: the flows sent"
                      f" {sum(mbps):.1f} Mb/s through its {a.rate_mbit:g}"
                      f" Mb/s ({100 * util:.0f}%), nothing was CE-marked"
-                     + (f" (free run: {a.free_mbps:.1f} Mb/s; the host's"
-                        " load changed since)" if a.free_mbps else ""))
+                     + (f" (free run: {a.free_mbps:.1f} Mb/s, the"
+                        f" bottleneck {a.rate_mbit / a.free_mbps:.2g} x that)"
+                        if a.free_mbps else ""))
     elif a.mode == "on" and not cnps:
         fails.append("on: no CNP")
 

@@ -125,7 +125,18 @@ def do_run(a):
                          f"rp_cnps {rp_cnps.get(qpn)}")
     if a.mode != "on" and (cnps or rp_cnps):
         fails.append(f"{a.mode}: {cnps} CNPs, RP state {rp_cnps}")
-    if a.mode == "on" and not cnps:
+    # Nothing CE-marked: the flows never filled the bottleneck, so no CNP
+    # could be sent and the RP had nothing to act on; say that, not what
+    # follows from it.
+    unbound = a.mode != "free" and not cap_ce and not red.get("marked", 0)
+    if unbound:
+        fails.append(f"{a.mode}: the bottleneck did not bind: the flows sent"
+                     f" {sum(mbps):.1f} Mb/s through its {a.rate_mbit:g}"
+                     f" Mb/s ({100 * util:.0f}%), nothing was CE-marked"
+                     + (f" (free run: {a.free_mbps:.1f} Mb/s, the"
+                        f" bottleneck {a.rate_mbit / a.free_mbps:.2g} x that)"
+                        if a.free_mbps else ""))
+    elif a.mode == "on" and not cnps:
         fails.append("on: no CNP")
 
     # The samples: backlog of the bottleneck, rates of the RP.
@@ -151,12 +162,13 @@ def do_run(a):
                       max(rates) <= a.max_mbps * 1000):
         fails.append(f"RP rates {min(rates)}..{max(rates)} kb/s outside "
                      f"[{a.min_mbps * 1000}, {a.max_mbps * 1000}]")
-    if a.mode == "on" and not rates:
+    if a.mode == "on" and not rates and not unbound:
         fails.append("on: no RP rate")
 
     row = {
         "round": a.round, "mode": a.mode, "mbps": mbps, "jain": jain(mbps),
-        "util": util, "window": win,
+        "util": util, "window": win, "rate_mbit": a.rate_mbit,
+        "bound": not unbound,
         "cap_ce": cap_ce, "red_marked": red.get("marked", 0),
         "red_early": red.get("early", 0), "red_pdrop": red.get("pdrop", 0),
         "htb_drops": htb["drops"], "htb_bytes": htb["bytes"],
@@ -228,16 +240,26 @@ def do_summary(a):
             line += "  %-24s" % cell
         print(line)
     if "free" in by:
+        # The bottleneck's rate of a round: that of its off or on run.
+        rate = {i: r["rate_mbit"] for m in ("off", "on") if m in by
+                for i, r in by[m].items()}
         bind = {i for i, r in by["free"].items()
-                if r["sum"] >= 1.1 * a.rate_mbit}
+                if i in rate and r["sum"] >= 1.1 * rate[i]}
         print("\nfree (no bottleneck): the flows sent "
               + ", ".join(f"{by['free'][i]['sum']:.1f}"
                           for i in sorted(by["free"]))
-              + f" Mb/s; the {a.rate_mbit:g} Mb/s bottleneck could bind"
-              f" (free >= 1.1 x rate) in {len(bind)} of {len(by['free'])}"
-              " rounds")
+              + " Mb/s; the bottleneck ("
+              + ", ".join(f"{rate[i]:g}" for i in sorted(rate))
+              + f" Mb/s) could bind (free >= 1.1 x rate) in {len(bind)} of"
+              f" {len(by['free'])} rounds")
     else:
         bind = None
+    for m in ("off", "on"):
+        if m in by:
+            nb = sorted(i for i, r in by[m].items() if not r["bound"])
+            if nb:
+                print(f"  {m}: the bottleneck did not bind (nothing"
+                      f" CE-marked) in rounds {nb}")
     if "off" in by and "on" in by:
         rounds = sorted(set(by["off"]) & set(by["on"]))
         print(f"\npaired by round ({len(rounds)} rounds): rounds where on"
@@ -278,6 +300,7 @@ def main():
         ap.add_argument("--" + o)
     for o in ("round", "flows", "seq-err", "min-mbps", "max-mbps"):
         ap.add_argument("--" + o, type=int)
+    ap.add_argument("--free-mbps", type=float)
     for o in ("rate-mbit", "secs"):
         ap.add_argument("--" + o, type=float)
     a = ap.parse_args()

@@ -11,22 +11,28 @@
 # The bottleneck: vb's ingress RoCEv2 packets (UDP to 4791) are redirected
 # to ifb0, whose root is htb (one class, rate RATE) with red ... ecn as its
 # leaf; fq is va's root qdisc (the RP paces by departure time) in both
-# modes.  Each round runs "free", "off" and "on" (the order rotates by
-# round): the module is loaded afresh with accounting on for both
+# modes.  Each round runs "free", "off" and "on" (see below for the
+# order): the module is loaded afresh with accounting on for both
 # devices; "on" adds "np on" on rxe1 and "rp on" with RP_PARAMS on rxe0;
 # "free" is "off" with the htb class at 1000mbit: what the flows can send
 # in that round without the bottleneck (under emulation, rxe's CPU time
 # often sets the pace, and the host's load changes it from one minute to
-# the next).  A run: FLOWS ib_write_bw pairs (one QP each, ports
-# PORT0+i) started together for SECS seconds, captured on ifb0 (what
+# the next).  The bottleneck's rate is calibrated on it: each round runs
+# "free" first, and the htb class of its "off" and "on" runs passes
+# RATE_FRAC of what the flows sent in "free", so that it binds however
+# fast this machine lets rxe send (a fixed rate bound on a quiet host
+# and not at all on a busy one); "off" and "on" rotate after it by round.
+# A run: FLOWS ib_write_bw pairs (one QP each, ports PORT0+i) started together for SECS seconds, captured on ifb0 (what
 # leaves the bottleneck) and on vb (CNPs), the bottleneck's qdisc and
 # rxe0's RP rates sampled as often as tc and rocetune can be run (0.5-2 s
 # under TCG); then dcqcn_bottleneck.py reads the captures, tc's counters
 # and the module's.
 #
-# Environment: BN_FLOWS (2), BN_RATE_MBIT (bottleneck rate, 25),
-# BN_SECS (perftest -D, 15), BN_SIZE (message bytes, 4096), BN_TXDEPTH
-# (perftest -t, 8), BN_MODES ("free off on"), BN_OUT (results directory,
+# Environment: BN_FLOWS (2), BN_RATE_FRAC (the bottleneck's rate as a
+# fraction of the round's free rate, 0.5), BN_RATE_MBIT (a fixed
+# bottleneck rate instead; then "free" is not needed), BN_SECS (perftest
+# -D, 15), BN_SIZE (message bytes, 4096), BN_TXDEPTH (perftest -t, 8),
+# BN_MODES ("free off on"), BN_OUT (results directory,
 # $RT_OUT/dcqcn_bottleneck or /tmp/dcqcn_bottleneck).
 
 ROUNDS=${1:-3}
@@ -34,7 +40,10 @@ source "$(dirname "$0")/../selftests/lib.sh"
 BENCH=$RT_TOP/bench
 RT_CLI=${RT_CLI:-$RT_TOP/build/userspace/rocetune}
 FLOWS=${BN_FLOWS:-2}
-RATE=${BN_RATE_MBIT:-25}
+RATE_FIXED=${BN_RATE_MBIT:-}
+RATE_FRAC=${BN_RATE_FRAC:-0.5}
+# What the flows sent in this round's free run (Mb/s), when calibrated.
+FREE_MBPS=0
 SECS=${BN_SECS:-15}
 SIZE=${BN_SIZE:-4096}
 TXDEPTH=${BN_TXDEPTH:-8}
@@ -51,20 +60,66 @@ TCLASS=106
 MIN_MBPS=12
 MAX_MBPS=400
 RP_PARAMS="rp-min-rate-mbps $MIN_MBPS rp-max-rate-mbps $MAX_MBPS rp-time-reset-us 10000 rp-byte-reset-bytes 100000 rp-ai-rate-mbps 2 rp-hai-rate-mbps 10"
-# RED on the bottleneck, from its rate: marking starts at an average
+# rate_set KBIT: the bottleneck's rate (RATE_KBIT, and RATE in Mb/s for
+# the reports) and RED's parameters from it: marking starts at an average
 # queue of 5 ms (min), every packet is marked above 15 ms (max), at most
 # 10% between; the queue holds 8 x max (tc-red(8)'s advice) before it
 # drops.  avpkt: rxe's 1024-byte MTU packets are 1102 bytes on the wire.
-BPMS=$((RATE * 125))
-RED_MIN=$((BPMS * 5))
-RED_MAX=$((BPMS * 15))
-RED_LIMIT=$((RED_MAX * 8))
-RED_AVPKT=1102
-RED_BURST=$(((2 * RED_MIN + RED_MAX) / (3 * RED_AVPKT) + 1))
-RED_PROB=0.1
 # htb's bucket: 10 ms at the rate.  Under TCG its timer fires late, and
 # with tc's default (about one MTU) a 40mbit class passed 11 Mb/s.
-HTB_BURST=$((BPMS * 10))
+RED_AVPKT=1102
+RED_PROB=0.1
+rate_set() {
+	local bpms
+
+	RATE_KBIT=$1
+	RATE=$(awk -v k="$1" 'BEGIN { printf "%.3f", k / 1000 }')
+	bpms=$((RATE_KBIT / 8))
+	RED_MIN=$((bpms * 5))
+	RED_MAX=$((bpms * 15))
+	RED_LIMIT=$((RED_MAX * 8))
+	RED_BURST=$(((2 * RED_MIN + RED_MAX) / (3 * RED_AVPKT) + 1))
+	HTB_BURST=$((bpms * 10))
+	# htb needs a bucket of at least one packet.
+	[ "$HTB_BURST" -ge 1600 ] || HTB_BURST=1600
+}
+
+# free_mbps ROUND: what the flows of ROUND's free run sent (Mb/s, the sum).
+free_mbps() {
+	jq -e -s --argjson r "$1" '[.[] | select(.round == $r and
+		.mode == "free")] | last | .mbps | add' "$OUT/runs.jsonl"
+}
+
+# calibrate ROUND: the bottleneck's rate for ROUND's off and on runs,
+# RATE_FRAC of its free run's; says so, and what the RP's floor means
+# for it.
+calibrate() {
+	local free kbit
+
+	free=$(free_mbps "$1") || {
+		echo "# round $1: no free run to calibrate the bottleneck on" >&2
+		return 1
+	}
+	kbit=$(awk -v f="$free" -v x="$RATE_FRAC" \
+		'BEGIN { printf "%d", f * x * 1000 }')
+	# Below 1 Mb/s the flows hardly ran: the host is too loaded for any
+	# bottleneck to bind.
+	[ "$kbit" -ge 1000 ] || {
+		echo "# round $1: the bottleneck cannot bind: the flows sent" \
+			"$free Mb/s without it (free run), too little to calibrate" \
+			"a bottleneck below it (the host is too loaded)" >&2
+		return 1
+	}
+	rate_set "$kbit"
+	FREE_MBPS=$free
+	echo "# round $1: bottleneck ${RATE} Mb/s = $RATE_FRAC x the free" \
+		"run's $free Mb/s"
+	if [ "$kbit" -lt $((FLOWS * MIN_MBPS * 1000)) ]; then
+		echo "# round $1: its fair share is below the RP's floor" \
+			"($FLOWS QPs at $MIN_MBPS Mb/s = $((FLOWS * MIN_MBPS)) Mb/s):" \
+			"DCQCN can mark and cut, but not bring the flows down to it"
+	fi
+}
 
 fail() {
 	echo "# dcqcn_bottleneck: $*" >&2
@@ -93,20 +148,25 @@ stop_bg() {
 }
 
 # bottleneck_up MODE: a fresh htb + red on ifb0 (fresh counters for each
-# run); in "free" the class's rate is 1000mbit.
+# run) at RATE_KBIT; in "free" at 1000mbit (and RED's thresholds for it).
 bottleneck_up() {
-	local r=$RATE
+	if [ "$1" = free ]; then
+		(rate_set 1000000 && bottleneck_tc)
+	else
+		bottleneck_tc
+	fi
+}
 
-	[ "$1" = free ] && r=1000
+bottleneck_tc() {
 	tc qdisc del dev "$IFB" root 2> /dev/null
 	tc qdisc add dev "$IFB" root handle 1: htb default 1 &&
 		tc class add dev "$IFB" parent 1: classid 1:1 htb \
-			rate "${r}mbit" ceil "${r}mbit" \
+			rate "${RATE_KBIT}kbit" ceil "${RATE_KBIT}kbit" \
 			burst "$HTB_BURST" cburst "$HTB_BURST" quantum 1600 &&
 		tc qdisc add dev "$IFB" parent 1:1 handle 10: red \
 			limit "$RED_LIMIT" min "$RED_MIN" max "$RED_MAX" \
 			avpkt "$RED_AVPKT" burst "$RED_BURST" \
-			bandwidth "${RATE}mbit" probability "$RED_PROB" ecn
+			bandwidth "${RATE_KBIT}kbit" probability "$RED_PROB" ecn
 }
 
 setup() {
@@ -170,7 +230,9 @@ hw() {
 # run_once ROUND MODE: one run; prints its line (dcqcn_bottleneck.py).
 run_once() {
 	local round=$1 mode=$2 tag="r$1-$2" i f p spids=() cpids=() rc=0
-	local seq0 seq1 c
+	local seq0 seq1 c rate=$RATE
+
+	[ "$mode" = free ] && rate=1000
 
 	rm -f "$CAP/$tag"-* "$OUT/$tag"-*
 	mode_set "$mode" || return 1
@@ -243,9 +305,25 @@ run_once() {
 	fi
 	python3 "$BENCH/dcqcn_bottleneck.py" run --dir "$OUT" --tag "$tag" \
 		--round "$round" --mode "$mode" --flows "$FLOWS" \
-		--rate-mbit "$RATE" --secs "$SECS" --min-mbps "$MIN_MBPS" \
+		--rate-mbit "$rate" --free-mbps "$FREE_MBPS" --secs "$SECS" \
+		--min-mbps "$MIN_MBPS" \
 		--max-mbps "$MAX_MBPS" --ip0 "$RT_IP0" --ip1 "$RT_IP1" \
 		--seq-err $((seq1 - seq0)) --table "$OUT/runs.jsonl"
+}
+
+# bottleneck_say: the bottleneck's parameters, one line.
+bottleneck_say() {
+	echo "# bottleneck: ifb0 on vb's ingress, htb rate ${RATE_KBIT}kbit" \
+		"burst $HTB_BURST, red limit $RED_LIMIT min $RED_MIN max" \
+		"$RED_MAX avpkt $RED_AVPKT burst $RED_BURST probability" \
+		"$RED_PROB ecn; fq on va"
+}
+
+# run_retry ROUND MODE: run_once, and once more if it failed.
+run_retry() {
+	run_once "$1" "$2" && return 0
+	echo "# round $1, $2: failed, retrying once" >&2
+	run_once "$1" "$2" || fail "round $1, $2: failed twice"
 }
 
 rt_require_root
@@ -254,6 +332,28 @@ rt_require_cmd python3 gojq tcpdump tc ib_write_bw
 if ! [[ $ROUNDS =~ ^[0-9]+$ ]] || [ "$ROUNDS" -lt 1 ]; then
 	fail "ROUNDS must be 1 or more"
 fi
+# Calibrated, "free" runs first in each round and the other modes rotate
+# after it; with a fixed rate every mode rotates.
+free=
+rot=()
+for m in "${MODES[@]}"; do
+	case $m in
+	free) free=1 ;;
+	off | on) rot+=("$m") ;;
+	*) fail "BN_MODES: no mode $m (free, off, on)" ;;
+	esac
+done
+if [ -n "$RATE_FIXED" ]; then
+	if ! [[ $RATE_FIXED =~ ^[0-9]+$ ]] || [ "$RATE_FIXED" -lt 1 ]; then
+		fail "BN_RATE_MBIT must be a positive number of Mb/s"
+	fi
+	rate_set $((RATE_FIXED * 1000))
+	rot=("${MODES[@]}")
+	free=
+elif [ -z "$free" ]; then
+	fail "BN_MODES has no free run to calibrate the bottleneck on" \
+		"(or set BN_RATE_MBIT)"
+fi
 trap cleanup EXIT
 setup || fail "the wire, ifb0 or the qdiscs cannot be set up"
 pos=$(rt_dmesg_pos)
@@ -261,28 +361,27 @@ pos=$(rt_dmesg_pos)
 echo "# dcqcn_bottleneck: $(uname -r), $(nproc) CPU(s), $ROUNDS rounds;" \
 	"$FLOWS x ib_write_bw -q 1 -s $SIZE -t $TXDEPTH -D $SECS" \
 	"--tclass=$TCLASS, rxe0 -> rxe1"
-echo "# bottleneck: ifb0 on vb's ingress, htb rate ${RATE}mbit burst" \
-	"$HTB_BURST, red limit" \
-	"$RED_LIMIT min $RED_MIN max $RED_MAX avpkt $RED_AVPKT burst" \
-	"$RED_BURST probability $RED_PROB ecn; fq on va"
+if [ -n "$RATE_FIXED" ]; then
+	bottleneck_say
+else
+	echo "# bottleneck: $RATE_FRAC x each round's free rate"
+fi
 echo "# on: np on (rxe1), rp on (rxe0) $RP_PARAMS"
 t0=$SECONDS
 for ((r = 0; r < ROUNDS; r++)); do
-	# The order of the modes rotates by one each round.
-	order=()
-	for ((k = 0; k < ${#MODES[@]}; k++)); do
-		order+=("${MODES[(r + k) % ${#MODES[@]}]}")
-	done
-	for m in "${order[@]}"; do
-		if ! run_once "$r" "$m"; then
-			echo "# round $r, $m: failed, retrying once" >&2
-			run_once "$r" "$m" || fail "round $r, $m: failed twice"
-		fi
+	if [ -n "$free" ]; then
+		run_retry "$r" free
+		calibrate "$r" || fail "round $r: no bottleneck that can bind"
+		bottleneck_say
+	fi
+	# The order of the other modes rotates by one each round.
+	for ((k = 0; k < ${#rot[@]}; k++)); do
+		run_retry "$r" "${rot[(r + k) % ${#rot[@]}]}"
 	done
 done
 echo "# $ROUNDS rounds in $((SECONDS - t0)) s"
-python3 "$BENCH/dcqcn_bottleneck.py" summary --table "$OUT/runs.jsonl" \
-	--rate-mbit "$RATE" || fail "the summary failed"
+python3 "$BENCH/dcqcn_bottleneck.py" summary --table "$OUT/runs.jsonl" ||
+	fail "the summary failed"
 bad=$(rt_dmesg_bad "$pos")
 [ -z "$bad" ] || fail "kernel log: $(head -n 3 <<< "$bad" | tr '\n' ' ')"
 echo "# kernel log clean"

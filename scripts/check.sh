@@ -277,6 +277,9 @@ if [ ${#kvers[@]} -gt 0 ]; then
 	# What make demo runs, with iproute2 6.1's spurious dcb error injected.
 	tap_step "make demo passes dcb's spurious error, fails a set not done (${kvers[0]})" - \
 		env RT_VM_SMP=1 selftests/demo/check.sh "${kvers[0]}"
+	# make vm-shell at a terminal: Ctrl-C reaches the guest's command.
+	tap_step "make vm-shell: ready, Ctrl-C interrupts the guest's command (${kvers[0]})" - \
+		env RT_VM_SMP=1 selftests/vm/shell_pty.py "${kvers[0]}"
 fi
 # The VM suites of the kernels run side by side, one virtual CPU each:
 # much of a suite's time is spent waiting (sampling intervals, storms,

@@ -78,7 +78,7 @@ tx=$("$RT" -j port show "$RT_RXE0/1" | jq '.[0].counters.tx_pkts')
 ok "rocetune's tx_pkts for rxe0/1 is $tx, the same counter rdma statistic calls sent_pkts"
 
 say "Subscribe to rocetune's events in the background (rocetune -j monitor)."
-"$RT" -j monitor > "$MON" 2>&1 &
+"$RT" -j monitor > "$MON" 2> "$MON.err" &
 mon=$!
 sleep 1
 ok "monitor running (pid $mon)"

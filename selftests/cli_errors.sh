@@ -6,8 +6,12 @@
 # unknown device or port is named (exit 1), a value the kernel rejects is
 # named by its keyword with the kernel's range and changes nothing.  Short
 # options bundle and objects and commands abbreviate as in iproute2.
+# Nothing says OK when nothing happened: an empty "qp show" says why, a
+# missing QP is an error naming it, the monitor says what it listens to,
+# -p without JSON is refused, one knob has one range in every message, and
+# a threshold set where no counter can reach it says so.
 
-ALL_TESTS="no_module bad_input unknown_device missing_port kernel_range abbreviations"
+ALL_TESTS="no_module bad_input unknown_device missing_port kernel_range one_range qp_none monitor_says pretty_alone thresh_mute abbreviations"
 
 source "$(dirname "$0")/lib.sh"
 
@@ -59,7 +63,8 @@ bad_input() {
 	cli_fails 2 'invalid device "rxe0/0": expected DEV or DEV/PORT \(PORT 1\.\.255\)' \
 		port show rxe0/0
 	cli_fails 2 'unexpected argument "b"' dev show a b
-	cli_fails 2 'invalid value "abc" for "interval-ms": not a number \(expected 0\.\.4294967295\)' \
+	# Without the module, no range it does not check.
+	cli_fails 2 'invalid value "abc" for "interval-ms": not a number \(milliseconds; rocetune.ko checks the range\)$' \
 		config set interval-ms abc
 	cli_fails 2 'invalid value "abc" for "interval": not a number' config set interval abc
 	cli_fails 2 'invalid value "16777216" for "qpn": out of range \(expected 0\.\.16777215\)' \
@@ -132,6 +137,131 @@ kernel_range() {
 	check_same "$after" "$before" \
 		"a rejected interval changed the configuration ($before -> $after)"
 	log_test "a value the kernel rejects shows its message and range"
+}
+
+# range_of PATTERN ARGS...: the "MIN..MAX" of the range in rocetune ARGS's
+# message, which must fail and match PATTERN.
+range_of() {
+	local pattern=$1
+
+	shift
+	"$RT_CLI" "$@" > /dev/null 2> "$RT_ERR" && return 1
+	grep -E "$pattern" "$RT_ERR" > /dev/null || return 1
+	grep -oE 'valid range [0-9]+\.\.[0-9]+' "$RT_ERR" | sed 's/valid range //'
+}
+
+# one_range: a knob's range is the same whether the CLI refuses a value
+# (no number) or the kernel does (out of its range).
+one_range() {
+	local kw cli kern
+
+	RET=0
+	for kw in interval-ms storm-ms; do
+		cli=$(range_of "invalid value \"abc\" for \"$kw\": not a number" \
+			config set "$kw" abc)
+		check_err $? "config set $kw abc: $(cat "$RT_ERR")"
+		kern=$(range_of "config set: \"$kw\": " config set "$kw" 1)
+		check_err $? "config set $kw 1: $(cat "$RT_ERR")"
+		[ -n "$cli" ] && [ "$cli" = "$kern" ]
+		check_err $? "$kw: the CLI says \"$cli\", the kernel \"$kern\""
+		echo "# $kw: CLI $cli, kernel $kern"
+	done
+	log_test "one range per knob: config set interval-ms/storm-ms say the kernel's range both ways"
+}
+
+# qp_none: an empty "qp show" says so (rc 0); a QP that is not there is an
+# error naming it (rc 1), with or without a device.
+qp_none() {
+	local out
+
+	RET=0
+	# No device accounts QPs (the module was loaded afresh, rdma shows
+	# none of rxe's either way).
+	out=$("$RT_CLI" qp show 2> "$RT_ERR")
+	check_err $? "qp show with no QPs failed: $(cat "$RT_ERR")"
+	[ -z "$out" ] &&
+		grep -q '^rocetune: note: no QP on any device: rocetune shows the QPs of devices with accounting on' "$RT_ERR"
+	check_err $? "qp show with no QPs: \"$out\", stderr \"$(cat "$RT_ERR")\""
+	out=$("$RT_CLI" qp show dev "$RT_RXE0" 2> "$RT_ERR") && [ -z "$out" ] &&
+		grep -q "^rocetune: note: no QP on $RT_RXE0: " "$RT_ERR"
+	check_err $? "qp show dev $RT_RXE0 with no QPs: \"$out\", stderr \"$(cat "$RT_ERR")\""
+	# JSON says it with its empty array, and nothing else.
+	out=$("$RT_CLI" -j qp show 2> "$RT_ERR") && [ "$out" = "[]" ] &&
+		[ ! -s "$RT_ERR" ]
+	check_err $? "-j qp show with no QPs: \"$out\", stderr \"$(cat "$RT_ERR")\""
+	cli_fails 1 '^rocetune: qp show: no QP 999999 on any device' \
+		qp show qpn 999999
+	cli_fails 1 "^rocetune: qp show: no QP 999999 on $RT_RXE0" \
+		qp show dev "$RT_RXE0" qpn 999999
+	cli_fails 1 "^rocetune: qp show: no QP 999999 on $RT_RXE0/1" \
+		qp show dev "$RT_RXE0/1" qpn 999999
+	log_test "qp show: no QPs says so (rc 0), qpn 999999 is an error naming it (rc 1)"
+}
+
+# monitor_says: the monitor says what it listens to, on stderr; stdout
+# has only events (none here).
+monitor_says() {
+	local j
+
+	RET=0
+	for j in "" -j; do
+		# shellcheck disable=SC2086 # "" is no word
+		timeout 8 "$RT_CLI" $j monitor > "$RT_ERR.out" 2> "$RT_ERR"
+		[ $? = 124 ]
+		check_err $? "rocetune $j monitor ended by itself: $(cat "$RT_ERR")"
+		[ "$(wc -l < "$RT_ERR")" = 1 ] &&
+			grep -q '^rocetune: monitor: listening to rocetune.ko.s "events" group, every device: dev_add, .*storm_start.*; Ctrl-C stops$' "$RT_ERR"
+		check_err $? "rocetune $j monitor, stderr: \"$(cat "$RT_ERR")\""
+		[ ! -s "$RT_ERR.out" ]
+		check_err $? "rocetune $j monitor, stdout: \"$(cat "$RT_ERR.out")\""
+	done
+	rm -f "$RT_ERR.out"
+	log_test "monitor says what it listens to on stderr, stdout only events"
+}
+
+pretty_alone() {
+	RET=0
+	cli_fails 2 '^rocetune: -p indents JSON: it needs -j \(or -o json\)$' \
+		-p dev show
+	cli_fails 2 'needs -j' --pretty config show
+	cli_fails 2 'needs -j' -p -o text dev show
+	"$RT_CLI" -p -o json dev show | jq -e 'length == 2' > /dev/null
+	check_err $? "-p -o json dev show failed"
+	log_test "-p without JSON is refused (exit 2), not ignored"
+}
+
+# thresh_mute: a CNP or ECN rate threshold set where no port counter can
+# reach it (rxe: rdma statistic shows no such counter) says so; 0 (off)
+# says nothing.
+thresh_mute() {
+	local before kw what
+
+	RET=0
+	rdma statistic show link "$RT_RXE0/1" | grep -iE 'cnp|ecn' > /dev/null
+	check_fail $? "rxe has a CNP or ECN port counter: $(rdma statistic show link "$RT_RXE0/1")"
+	before=$("$RT_CLI" -j config show) ||
+		check_err 1 "config show failed"
+	for kw in cnp ecn; do
+		what=CNP
+		[ "$kw" = cnp ] || what=ECN-CE
+		"$RT_CLI" config set dev "$RT_RXE0" "$kw-rate-thresh" 100 \
+			> /dev/null 2> "$RT_ERR"
+		check_err $? "config set dev $RT_RXE0 $kw-rate-thresh 100 failed: $(cat "$RT_ERR")"
+		grep -q "^rocetune: note: $kw-rate-thresh never fires on $RT_RXE0/1: no $what port counter" "$RT_ERR"
+		check_err $? "$kw-rate-thresh 100 on $RT_RXE0: \"$(cat "$RT_ERR")\""
+		"$RT_CLI" config set "$kw-rate-thresh" 100 > /dev/null 2> "$RT_ERR"
+		grep -q "never fires on .*$RT_RXE1/1" "$RT_ERR"
+		check_err $? "$kw-rate-thresh 100 (all devices): \"$(cat "$RT_ERR")\""
+		"$RT_CLI" config set dev "$RT_RXE0" "$kw-rate-thresh" 0 \
+			> /dev/null 2> "$RT_ERR" && [ ! -s "$RT_ERR" ]
+		check_err $? "$kw-rate-thresh 0 on $RT_RXE0: \"$(cat "$RT_ERR")\""
+	done
+	# The host's thresholds as they were.
+	"$RT_CLI" config set \
+		cnp-rate-thresh "$(jq -r .cnp_rate_thresh <<< "$before")" \
+		ecn-rate-thresh "$(jq -r .ecn_rate_thresh <<< "$before")" 2> /dev/null
+	check_err $? "cannot restore the thresholds of $before"
+	log_test "cnp/ecn-rate-thresh on rxe (no such port counter) says it never fires"
 }
 
 # same_output WORDS -- WORDS: both command lines print the same.

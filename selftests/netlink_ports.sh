@@ -152,7 +152,8 @@ counters_match() {
 
 events_hotplug() {
 	RET=0
-	"$RT_CLI" -j monitor > "$MON_LOG" 2>&1 &
+	# stdout holds only the events (its note goes to stderr).
+	"$RT_CLI" -j monitor > "$MON_LOG" 2> "$MON_LOG.err" &
 	mon_pid=$!
 	sleep 1
 	rdma link del "$RT_RXE1"
@@ -170,7 +171,7 @@ events_hotplug() {
 	kill "$mon_pid" 2> /dev/null
 	wait "$mon_pid" 2> /dev/null
 	mon_pid=
-	sed 's/^/# /' "$MON_LOG"
+	sed 's/^/# /' "$MON_LOG" "$MON_LOG.err"
 	grep "\"dev_del\"" "$MON_LOG" | grep "\"$RT_RXE1\"" > /dev/null
 	check_err $? "no dev_del event for $RT_RXE1"
 	grep "\"dev_add\"" "$MON_LOG" | grep "\"$RT_RXE1\"" > /dev/null

@@ -7,7 +7,8 @@
 #          other in this one boot, writing TAP to RT_OUT/results.tap and
 #          checking the kernel log after every test;
 #   exec   run the command RT_EXEC, its exit status is the VM's;
-#   shell  an interactive shell on the serial console.
+#   shell  an interactive shell on the serial console, made ready by
+#          shell-rc.sh.
 # The exit status goes to RT_OUT/status; then the VM powers off.  A kernel
 # crash ends the VM without a status file, which the host reports.
 
@@ -134,8 +135,13 @@ exec)
 	fi
 	;;
 shell)
-	echo "rt-vm: kernel $(uname -r); the project is at $RT_WORK; exit to power off"
-	setsid -c /bin/bash -l < /dev/ttyS0 > /dev/ttyS0 2>&1
+	# The serial console is the shell's controlling terminal (setsid -c),
+	# so Ctrl-C, which QEMU passes on (run.sh), interrupts the command in
+	# it.  shell-rc.sh loads the module, brings the wire up, puts the
+	# tools and man pages on their paths and says so.
+	cd "$RT_WORK" &&
+		setsid -c /bin/bash --rcfile "$RT_WORK/selftests/vm/shell-rc.sh" -i \
+			< /dev/ttyS0 > /dev/ttyS0 2>&1
 	status=0
 	;;
 *)

@@ -98,9 +98,15 @@ esac
 append="console=ttyS0 rdinit=/init panic=-1 oops=panic mitigations=off"
 append+=" slub_debug=FZP quiet loglevel=4 ${RT_VM_APPEND:-}"
 [ -z "$systemd" ] || append+=" rdinit=/init-systemd"
+# The console: QEMU's stdio.  In the shell, Ctrl-C must reach the guest's
+# command, not end QEMU (signal=off); Ctrl-A x still ends the VM at once
+# (mux=on: QEMU's escape keys, Ctrl-A Ctrl-A for a Ctrl-A).
+console=(-serial stdio)
+[ "$mode" != shell ] ||
+	console=(-chardev "stdio,id=rtcon,signal=off,mux=on" -serial chardev:rtcon)
 qemu=(qemu-system-x86_64 -accel "tcg,thread=multi" -cpu max
 	-smp "${RT_VM_SMP:-2}" -m "${RT_VM_MEM:-2G}"
-	-nographic -no-reboot -nodefaults -serial stdio -monitor none -nic none
+	-nographic -no-reboot -nodefaults "${console[@]}" -monitor none -nic none
 	-kernel "$kernel" -initrd "$out/initramfs.cpio" -append "$append"
 	-virtfs "local,path=/,mount_tag=root,security_model=none,readonly=on,multidevs=remap"
 	-virtfs "local,path=${top//,/,,},mount_tag=work,security_model=none,multidevs=remap")
@@ -113,7 +119,12 @@ python3 "$top/selftests/rt_qp.py" tshark-serve "$out/tshark" &
 tshark_pid=$!
 trap 'kill "$tshark_pid" 2> /dev/null' EXIT
 
-echo "rt-vm: booting $kver ($mode) under QEMU/TCG; log in ${out#"$top"/}/console.log" >&2
+if [ "$mode" = shell ]; then
+	# The console is the terminal's: no log is written.
+	echo "rt-vm: booting $kver (shell) under QEMU/TCG; Ctrl-C interrupts the guest's command, exit powers off, Ctrl-A x ends the VM at once" >&2
+else
+	echo "rt-vm: booting $kver ($mode) under QEMU/TCG; log in ${out#"$top"/}/console.log" >&2
+fi
 started=$(date +%s)
 rc=0
 if [ "$mode" = shell ]; then

@@ -365,6 +365,11 @@ int rt_cli_options(struct rt_cli *cli, int argc, char **argv)
 		rt_usage_error("-j and -o prometheus exclude each other");
 		return RT_EXIT_USAGE;
 	}
+	/* Not silently ignored: -p changes JSON only. */
+	if (cli->pretty && !cli->json) {
+		rt_usage_error("-p indents JSON: it needs -j (or -o json)");
+		return RT_EXIT_USAGE;
+	}
 	return -1;
 }
 

@@ -14,6 +14,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <netlink/attr.h>
 #include <netlink/msg.h>
@@ -88,6 +89,42 @@ static const struct rt_config_setting {
 	{ "ecn-rate-thresh",	"ecn-rate",	ROCETUNE_A_ECN_RATE_THRESH },
 };
 
+/*
+ * The value of interval-ms or storm-ms (@attr), after keyword @kw: any
+ * u32, whose range the module checks.  One that is no u32 at all is
+ * refused here with the module's range, from its policy (the range its
+ * own refusal names), so that both messages give the same one.
+ */
+static int rt_config_arg_ms(struct rt_cli *cli, const char *kw,
+			    unsigned int attr, uint32_t *out)
+{
+	const char *v = rt_arg_next(cli);
+	uint64_t x, min, max;
+	int err;
+
+	if (!v) {
+		rt_usage_error("\"%s\" needs a value; try \"rocetune config help\"",
+			       kw);
+		return RT_EXIT_USAGE;
+	}
+	err = rt_parse_u64(v, 0, UINT32_MAX, &x);
+	if (!err) {
+		*out = (uint32_t)x;
+		return 0;
+	}
+	if (!cli->nl.sk && !rt_nl_open(&cli->nl) &&
+	    !rt_nl_attr_range(&cli->nl, ROCETUNE_CMD_CONFIG_SET, attr, &min,
+			      &max))
+		rt_usage_error("invalid value \"%s\" for \"%s\": %s (valid range %llu..%llu)",
+			       v, kw, err == -ERANGE ? "out of range" : "not a number",
+			       (unsigned long long)min, (unsigned long long)max);
+	else
+		rt_usage_error("invalid value \"%s\" for \"%s\": %s (milliseconds; rocetune.ko checks the range)",
+			       v, kw, err == -ERANGE ? "out of range" : "not a number");
+	rt_nl_close(&cli->nl);
+	return RT_EXIT_USAGE;
+}
+
 /* One "KEYWORD VALUE" of config set. */
 static int rt_config_set_one(struct rt_cli *cli, struct rt_config_req *req)
 {
@@ -114,9 +151,9 @@ static int rt_config_set_one(struct rt_cli *cli, struct rt_config_req *req)
 	req->attrs |= RT_BIT(st->attr);
 	switch (st->attr) {
 	case ROCETUNE_A_INTERVAL_MS:
-		return rt_arg_u32(cli, kw, 0, UINT32_MAX, &req->interval_ms);
+		return rt_config_arg_ms(cli, kw, st->attr, &req->interval_ms);
 	case ROCETUNE_A_STORM_MS:
-		return rt_arg_u32(cli, kw, 0, UINT32_MAX, &req->storm_ms);
+		return rt_config_arg_ms(cli, kw, st->attr, &req->storm_ms);
 	case ROCETUNE_A_CNP_RATE_THRESH:
 		return rt_arg_u64(cli, kw, 0, UINT64_MAX, &req->cnp_rate);
 	default:
@@ -177,6 +214,71 @@ static int rt_config_put(struct nl_msg *msg, const struct rt_config_req *req)
 	return err ? -ENOMEM : 0;
 }
 
+/*
+ * The ports a threshold cannot fire on: the module compares it with the
+ * rates of port counters (rocetune_sample.c, rt_sample_thresholds()), and
+ * a driver without them (rxe: ECN and CNPs are counted per QP only) never
+ * raises its event.
+ */
+struct rt_config_mute {
+	bool cnp, ecn;			/* the thresholds set, not 0 */
+	char cnp_ports[256], ecn_ports[256];
+};
+
+static void rt_config_mute_add(char *buf, size_t len, const struct rt_port *p)
+{
+	size_t n = strlen(buf);
+
+	if (n + 2 < len)
+		snprintf(buf + n, len - n, "%s%s/%u", n ? ", " : "", p->dev,
+			 p->port);
+}
+
+static int rt_config_mute_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	struct rt_config_mute *m = arg;
+	struct rt_port p = { 0 };
+
+	if (rt_port_parse(nlh, &p)) {
+		rt_port_free(&p);
+		return 0;
+	}
+	if (m->cnp &&
+	    !rt_counter_present(&p.counters, ROCETUNE_A_CNT_RX_CNP_PKTS) &&
+	    !rt_counter_present(&p.counters, ROCETUNE_A_CNT_TX_CNP_PKTS))
+		rt_config_mute_add(m->cnp_ports, sizeof(m->cnp_ports), &p);
+	if (m->ecn &&
+	    !rt_counter_present(&p.counters, ROCETUNE_A_CNT_RX_ECN_CE_PKTS))
+		rt_config_mute_add(m->ecn_ports, sizeof(m->ecn_ports), &p);
+	rt_port_free(&p);
+	return 0;
+}
+
+/* After a set: say which ports a threshold just set cannot fire on. */
+static void rt_config_mute_note(struct rt_cli *cli,
+				const struct rt_config_req *req)
+{
+	struct rt_config_mute m = {
+		.cnp = rt_has(req->attrs, ROCETUNE_A_CNP_RATE_THRESH) &&
+		       req->cnp_rate,
+		.ecn = rt_has(req->attrs, ROCETUNE_A_ECN_RATE_THRESH) &&
+		       req->ecn_rate,
+	};
+	struct nl_msg *msg;
+
+	if (!m.cnp && !m.ecn)
+		return;
+	msg = rt_nl_msg_dev(&cli->nl, ROCETUNE_CMD_PORT_GET, req->dev, 0);
+	if (!msg || rt_nl_dump(&cli->nl, msg, rt_config_mute_cb, &m))
+		return;
+	if (m.cnp_ports[0])
+		fprintf(stderr, "rocetune: note: cnp-rate-thresh never fires on %s: no CNP port counter (rx_cnp_pkts, tx_cnp_pkts) to compare it with (rxe counts CNPs per QP only: rocetune qp show)\n",
+			m.cnp_ports);
+	if (m.ecn_ports[0])
+		fprintf(stderr, "rocetune: note: ecn-rate-thresh never fires on %s: no ECN-CE port counter (rx_ecn_ce_pkts) to compare it with (rxe counts CE marks per QP only: rocetune qp show)\n",
+			m.ecn_ports);
+}
+
 static int rt_config_set(struct rt_cli *cli)
 {
 	const char *what = "config set";
@@ -201,6 +303,7 @@ static int rt_config_set(struct rt_cli *cli)
 		return rt_cli_nl_error(cli, err, what);
 	if (cli->nl.ext_msg[0])
 		rt_error("warning: %s", cli->nl.ext_msg);
+	rt_config_mute_note(cli, &req);
 	return RT_EXIT_OK;
 }
 

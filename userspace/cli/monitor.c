@@ -93,6 +93,24 @@ static int rt_monitor_open(struct rt_cli *cli)
 	return 0;
 }
 
+/*
+ * What the monitor listens to, one line on stderr (stdout is the events',
+ * one JSON object per line with -j): until the first event comes, which
+ * may be never, the user knows it runs and what would show.
+ */
+static void rt_monitor_say(void)
+{
+	unsigned int t;
+
+	fprintf(stderr, "rocetune: monitor: listening to rocetune.ko's \"%s\" group, every device:",
+		ROCETUNE_MCGRP_EVENTS);
+	for (t = 1; t <= ROCETUNE_EVENT_MAX; t++)
+		if (rt_event_name(t))
+			fprintf(stderr, "%s %s", t > 1 ? "," : "",
+				rt_event_name(t));
+	fprintf(stderr, "; Ctrl-C stops\n");
+}
+
 static int rt_monitor_run(struct rt_cli *cli)
 {
 	int err;
@@ -104,6 +122,7 @@ static int rt_monitor_run(struct rt_cli *cli)
 		err = rt_monitor_open(cli);
 	if (err)
 		return err;
+	rt_monitor_say();
 	cli->pr.pretty = false;		/* one event per line, also with -p */
 	for (;;) {
 		err = rt_nl_event_recv(&cli->nl, rt_monitor_cb, cli);
@@ -121,7 +140,8 @@ static int rt_monitor_help(struct rt_cli *cli)
 	(void)cli;
 	printf("Usage: rocetune [ -j ] monitor [ events ]\n"
 	       "       rocetune monitor help\n"
-	       "Prints events until interrupted; with -j one JSON object per line.\n");
+	       "Prints events until interrupted; with -j one JSON object per line.\n"
+	       "Says what it listens to on stderr when it starts.\n");
 	return RT_EXIT_OK;
 }
 

@@ -321,6 +321,36 @@ static int rt_qp_show_req(struct rt_cli *cli, const struct rt_qp_req *req,
 	return rt_nl_dump(&cli->nl, msg, rt_qp_show_cb, ctx);
 }
 
+/*
+ * A "qp show" that found no QP says so: "qpn N" names a QP that is not
+ * there, an error; otherwise a note on stderr in text output (JSON's empty
+ * array says it), and success.
+ */
+static int rt_qp_show_none(struct rt_cli *cli, const struct rt_qp_req *req)
+{
+	char where[RT_NAME_LEN + 32] = "on any device";
+
+	if (req->dev[0] && req->port)
+		snprintf(where, sizeof(where), "on %s/%u", req->dev, req->port);
+	else if (req->dev[0])
+		snprintf(where, sizeof(where), "on %s", req->dev);
+	if (req->has_qpn) {
+		rt_error("qp show: no QP %u %s%s", req->qpn, where,
+			 req->has_since ? " changed since that generation" :
+			 " (accounted QPs only: see \"rocetune qp stats\")");
+		return RT_EXIT_ERROR;
+	}
+	if (cli->json || cli->output != RT_OUTPUT_DEFAULT)
+		return RT_EXIT_OK;
+	if (req->has_since)
+		fprintf(stderr, "rocetune: note: no QP %s changed since generation %" PRIu64 "\n",
+			where, req->since);
+	else
+		fprintf(stderr, "rocetune: note: no QP %s: rocetune shows the QPs of devices with accounting on (\"rocetune qp stats\" says which; \"rocetune qp set dev DEV accounting on\")\n",
+			where);
+	return RT_EXIT_OK;
+}
+
 static int rt_qp_show(struct rt_cli *cli)
 {
 	struct rt_qp_show_ctx ctx = { .cli = cli };
@@ -372,8 +402,16 @@ static int rt_qp_show(struct rt_cli *cli)
 	free(ctx.v);
 	if (err == -ESTALE)
 		return rt_cli_nl_error(cli, err, "qp show: \"since\": top-K sample not held (a newer top-K dump replaced it)");
+	if (err == -ENOENT && req.has_qpn) {
+		/* The kernel points at "qpn": say which one. */
+		rt_error("qp show: no QP %u on %s%s%s", req.qpn, req.dev,
+			 cli->nl.ext_msg[0] ? ": " : "", cli->nl.ext_msg);
+		return RT_EXIT_ERROR;
+	}
 	if (err)
 		return rt_cli_nl_error(cli, err, "qp show");
+	if (!ctx.n)
+		return rt_qp_show_none(cli, &req);
 	if (req.changed && ctx.gen)
 		return rt_qp_state_save(path, ctx.gen);
 	return RT_EXIT_OK;

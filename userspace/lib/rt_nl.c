@@ -319,6 +319,79 @@ int rt_nl_dump(struct rt_nl *nl, struct nl_msg *msg, rt_nl_cb_t cb, void *arg)
 	return rt_nl_request(nl, msg, cb, arg);
 }
 
+/* rt_nl_attr_range(): the policy index of the op, then the attribute's. */
+struct rt_nl_range_ctx {
+	uint32_t attr;
+	uint32_t do_idx;
+	bool found;
+	uint64_t min, max;
+};
+
+static int rt_nl_range_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	struct nlattr *tb[CTRL_ATTR_MAX + 1], *op[CTRL_ATTR_POLICY_DUMP_MAX + 1];
+	struct nlattr *pol[NL_POLICY_TYPE_ATTR_MAX + 1];
+	struct rt_nl_range_ctx *ctx = arg;
+	struct nlattr *idx, *a, *min, *max;
+	int r1, r2;
+
+	if (genlmsg_parse((struct nlmsghdr *)nlh, 0, tb, CTRL_ATTR_MAX, NULL))
+		return 0;
+	if (tb[CTRL_ATTR_OP_POLICY]) {
+		nla_for_each_nested(a, tb[CTRL_ATTR_OP_POLICY], r1)
+			if (!nla_parse_nested(op, CTRL_ATTR_POLICY_DUMP_MAX, a,
+					      NULL) && op[CTRL_ATTR_POLICY_DO])
+				ctx->do_idx = nla_get_u32(op[CTRL_ATTR_POLICY_DO]);
+	}
+	if (!tb[CTRL_ATTR_POLICY])
+		return 0;
+	nla_for_each_nested(idx, tb[CTRL_ATTR_POLICY], r1) {
+		if ((uint32_t)nla_type(idx) != ctx->do_idx)
+			continue;
+		nla_for_each_nested(a, idx, r2) {
+			if ((uint32_t)nla_type(a) != ctx->attr ||
+			    nla_parse_nested(pol, NL_POLICY_TYPE_ATTR_MAX, a,
+					     NULL))
+				continue;
+			min = pol[NL_POLICY_TYPE_ATTR_MIN_VALUE_U];
+			max = pol[NL_POLICY_TYPE_ATTR_MAX_VALUE_U];
+			if (!min || !max || nla_len(min) != sizeof(uint64_t) ||
+			    nla_len(max) != sizeof(uint64_t))
+				continue;
+			ctx->min = nla_get_u64(min);
+			ctx->max = nla_get_u64(max);
+			ctx->found = true;
+		}
+	}
+	return 0;
+}
+
+int rt_nl_attr_range(struct rt_nl *nl, uint8_t cmd, uint32_t attr,
+		     uint64_t *min, uint64_t *max)
+{
+	struct rt_nl_range_ctx ctx = { .attr = attr };
+	struct nl_msg *msg = nlmsg_alloc();
+	int err;
+
+	if (!msg)
+		return -ENOMEM;
+	if (!genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, GENL_ID_CTRL, 0, 0,
+			 CTRL_CMD_GETPOLICY, 1) ||
+	    nla_put_u16(msg, CTRL_ATTR_FAMILY_ID, nl->family) ||
+	    nla_put_u32(msg, CTRL_ATTR_OP, cmd)) {
+		nlmsg_free(msg);
+		return -ENOMEM;
+	}
+	err = rt_nl_dump(nl, msg, rt_nl_range_cb, &ctx);
+	if (err)
+		return err;
+	if (!ctx.found)
+		return -ENOENT;
+	*min = ctx.min;
+	*max = ctx.max;
+	return 0;
+}
+
 static int rt_nl_setsockopt(struct rt_nl *nl, int opt)
 {
 	int one = 1;

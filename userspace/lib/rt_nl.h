@@ -81,6 +81,15 @@ int rt_nl_event_open(struct rt_nl *nl, const char *group, int rcvbuf);
  */
 int rt_nl_event_recv(struct rt_nl *nl, rt_nl_cb_t cb, void *arg);
 
+/*
+ * rt_nl_attr_range() - the unsigned range the kernel's policy of @cmd (its
+ * "do") gives attribute @attr, from the family's policy dump
+ * (CTRL_CMD_GETPOLICY): 0 and *@min..*@max, -ENOENT when the policy has no
+ * range for it, or another negative errno.
+ */
+int rt_nl_attr_range(struct rt_nl *nl, uint8_t cmd, uint32_t attr,
+		     uint64_t *min, uint64_t *max);
+
 /* rt_nl_errno() - a libnl error code (-NLE_*) as a negative errno. */
 int rt_nl_errno(int nlerr);
 

@@ -124,6 +124,11 @@ static void global_options_bundled(void **state)
 	assert_true(cli.json && cli.pretty);
 	assert_int_equal(OPTIONS(&cli, "--js", "dev"), -1);
 	assert_true(cli.json);
+	/* -p indents JSON: refused without it, not ignored. */
+	assert_int_equal(OPTIONS(&cli, "-p", "dev"), RT_EXIT_USAGE);
+	assert_int_equal(OPTIONS(&cli, "-jp", "-o", "text", "dev"), RT_EXIT_USAGE);
+	assert_int_equal(OPTIONS(&cli, "-p", "-o", "prometheus", "qp"),
+			 RT_EXIT_USAGE);
 	/* Options end at the object; "--" ends them too. */
 	assert_int_equal(OPTIONS(&cli, "dev", "-j"), -1);
 	assert_false(cli.json);
@@ -286,14 +291,14 @@ static void error_messages(void **state)
 					     &req), RT_EXIT_USAGE);
 	assert_string_equal(capture_end(&cap),
 			    "rocetune: invalid value \"5x\" for \"interval-ms\": not a number "
-			    "(expected 0..4294967295)\n");
+			    "(milliseconds; rocetune.ko checks the range)\n");
 	capture_start(&cap, STDERR_FILENO);
 	assert_int_equal(rt_config_set_parse(WORDS(&cli, "config", "storm-ms",
 						   "4294967296"), &req),
 			 RT_EXIT_USAGE);
 	assert_string_equal(capture_end(&cap),
 			    "rocetune: invalid value \"4294967296\" for \"storm-ms\": out of range "
-			    "(expected 0..4294967295)\n");
+			    "(milliseconds; rocetune.ko checks the range)\n");
 	capture_start(&cap, STDERR_FILENO);
 	assert_int_equal(rt_config_set_parse(WORDS(&cli, "config", "cnp-rate"), &req),
 			 RT_EXIT_USAGE);

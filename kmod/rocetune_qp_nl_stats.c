@@ -157,18 +157,22 @@ int rt_qp_stats_doit(struct sk_buff *skb, struct genl_info *info)
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
-	mutex_lock(&rt_qpdev_mutex);
+	/*
+	 * Under RCU, never rt_qpdev_mutex: a reader must not wait behind the
+	 * verification, which holds it across a whole scan.
+	 */
+	rcu_read_lock();
 	qd = rt_qpdev_nl_find(genl_info_net(info), info->attrs, info->extack);
 	if (IS_ERR_OR_NULL(qd)) {
 		if (!qd)
 			GENL_SET_ERR_MSG(info, "a device index or name is required");
 		err = qd ? PTR_ERR(qd) : -EINVAL;
-		mutex_unlock(&rt_qpdev_mutex);
+		rcu_read_unlock();
 		nlmsg_free(msg);
 		return err;
 	}
 	err = rt_qp_stats_fill(msg, qd, info->snd_portid, info->snd_seq, 0);
-	mutex_unlock(&rt_qpdev_mutex);
+	rcu_read_unlock();
 	if (err) {
 		nlmsg_free(msg);
 		return err;
@@ -192,12 +196,13 @@ int rt_qp_stats_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 	unsigned int off;
 	int err = 0;
 
-	mutex_lock(&rt_qpdev_mutex);
-	cb->seq = rt_qpdev_seq;
+	/* Under RCU, as the do. */
+	rcu_read_lock();
+	cb->seq = READ_ONCE(rt_qpdev_seq);
 	for (;;) {
 		pick = NULL;
 		best = U32_MAX;
-		list_for_each_entry(qd, &rt_qpdevs, node)
+		list_for_each_entry_rcu(qd, &rt_qpdevs, node)
 			if (qd->index >= next && qd->index <= best &&
 			    rdma_dev_access_netns(qd->ibdev,
 						  sock_net(cb->skb->sk))) {
@@ -214,7 +219,7 @@ int rt_qp_stats_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 		rt_dump_check(cb, skb, off);
 		next = pick->index + 1;
 	}
-	mutex_unlock(&rt_qpdev_mutex);
+	rcu_read_unlock();
 	cb->args[0] = next;
 	if (err == -EMSGSIZE && skb->len)
 		return skb->len;

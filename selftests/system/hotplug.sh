@@ -190,7 +190,7 @@ sim_apply() {
 	fi
 	cat > "$PROFILE" <<- EOF
 		[Match]
-		Driver=rocetune_sim
+		Driver=mlx5_core
 		Name=rsim*
 
 		[Lossless]

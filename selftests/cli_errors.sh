@@ -9,9 +9,11 @@
 # Nothing says OK when nothing happened: an empty "qp show" says why, a
 # missing QP is an error naming it, the monitor says what it listens to,
 # -p without JSON is refused, one knob has one range in every message, and
-# a threshold set where no counter can reach it says so.
+# a threshold set where no counter can reach it says so.  A missing
+# profile directory is a note (/etc/rocetune) or an error naming it
+# (ROCETUNE_PROFILE_DIR), and -j profile check counts the files it read.
 
-ALL_TESTS="no_module bad_input unknown_device missing_port kernel_range one_range qp_none monitor_says pretty_alone thresh_mute abbreviations"
+ALL_TESTS="no_module bad_input unknown_device missing_port kernel_range one_range qp_none monitor_says pretty_alone thresh_mute profile_dir abbreviations"
 
 source "$(dirname "$0")/lib.sh"
 
@@ -291,6 +293,51 @@ abbreviations() {
 	log_test "bundled options (-jp, -js) and abbreviations (d sh, po sh)"
 }
 
+# profile check without /etc/rocetune: in a mount namespace whose /etc is
+# a copy of the guest's without rocetune/ (the guest may ship one).
+check_without_etc() {
+	local dir=$1
+
+	cp -a /etc "$dir/etc" && rm -rf "$dir/etc/rocetune" || return 1
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	unshare -m sh -c 'mount --bind "$1/etc" /etc &&
+		env -u ROCETUNE_PROFILE_DIR "$2" profile check' sh "$dir" "$RT_CLI"
+}
+
+profile_dir() {
+	local dir out rc
+
+	RET=0
+	dir=$(mktemp -d)
+	ROCETUNE_PROFILE_DIR=$dir/missing cli_fails 2 \
+		"ROCETUNE_PROFILE_DIR=$dir/missing: no such directory" profile check
+	ROCETUNE_PROFILE_DIR=$dir/missing cli_fails 2 \
+		"ROCETUNE_PROFILE_DIR=$dir/missing: no such directory" profile diff
+	out=$(check_without_etc "$dir" 2> "$RT_ERR")
+	rc=$?
+	expect "check without /etc/rocetune: exit status" "$rc" 0
+	grep -q 'note: there is no profile directory /etc/rocetune: no NIC has a profile' "$RT_ERR"
+	check_err $? "check without /etc/rocetune: no note: $(cat "$RT_ERR")"
+	[[ $out != *"profiles OK"* ]]
+	check_err $? "check without /etc/rocetune says '$out'"
+	# 10 errors in 4 files, 1 valid file: "files" is the 5 read.
+	mkdir "$dir/p"
+	printf '[Match]\n[Lossless]\nTrust=x\nPFC=9\nPFCStormTimeoutMs=x\n' > "$dir/p/10-a.conf"
+	printf '[Match]\n[Lossless]\nTrust=y\nPFC=8\nFoo=1\n' > "$dir/p/20-b.conf"
+	printf '[Match]\n[DCQCN]\nG=5000\nBar=2\n' > "$dir/p/30-c.conf"
+	printf '[Lossless]\nTrust=z\n' > "$dir/p/40-d.conf"
+	printf '[Match]\nName=nothing\n' > "$dir/p/50-ok.conf"
+	out=$(ROCETUNE_PROFILE_DIR=$dir/p "$RT_CLI" -j profile check)
+	expect "-j profile check: exit status" "$?" 2
+	expect "-j profile check: files" "$(jq -r .files <<< "$out")" 5
+	expect "-j profile check: error_count" "$(jq -r .error_count <<< "$out")" \
+		"$(jq -r '.errors | length' <<< "$out")"
+	expect "-j profile check: files with errors" \
+		"$(jq -r '[.errors[] | split(":")[0]] | unique | length' <<< "$out")" 4
+	rm -rf "$dir"
+	log_test "profile: a missing directory is a note or an error naming it; -j check counts the files read"
+}
+
 cleanup() {
 	rm -f "$RT_ERR"
 	rt_kmod_unload 2> /dev/null
@@ -298,7 +345,7 @@ cleanup() {
 }
 
 rt_require_root
-rt_require_cmd jq setpriv
+rt_require_cmd jq setpriv unshare
 [ -x "$RT_CLI" ] || rt_setup_failed "$RT_CLI is not built (make -C userspace)"
 trap cleanup EXIT
 rt_run_tests

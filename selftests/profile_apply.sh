@@ -206,7 +206,7 @@ dry_run_and_diff() {
 	expect "writes by dry-run" "$(($(sets "$ID") - before))" 0
 	expect "state after dry-run" "$(mlx5_state)" "$state"
 	out=$("$RT_CLI" -j profile diff dev "$DEV")
-	check_err $? "diff failed"
+	expect "diff exit status (1: differs, like diff(1))" "$?" 1
 	expect "diff" "$(jq -c '[.[0].settings[] | select(.differs) | .setting] | sort' <<< "$out")" \
 		'["dcqcn MinRateMbps","pfc"]'
 	expect "diff old pfc" "$(jq -r '.[0].settings[] | select(.setting == "pfc") | .old' <<< "$out")" \
@@ -767,11 +767,22 @@ CNPPriority=5"
 	expect "state after the dry run" "$(rxe_state)" \
 		"1 1 0 16 40 400 7 70 2000 300000 3 512 20 200 50 100 12 60 0 0 46 5"
 	out=$("$RT_CLI" profile diff dev "$RT_NETDEV0")
+	expect "diff exit status with the drift (1: differs)" "$?" 1
 	grep -q "dcqcn G" <<< "$out" && grep -q "rp off" <<< "$out"
 	check_err $? "diff does not show the drift: $out"
 	out=$("$RT_CLI" -j profile apply dev "$RT_NETDEV0")
 	expect "writes of the drift" "$(jq -r '.[0].writes' <<< "$out")" 2
 	expect "module state after the drift" "$(rxe_state)" "$want"
+	# In sync: exit 0 and a line saying so.
+	out=$("$RT_CLI" profile diff dev "$RT_NETDEV0")
+	expect "diff exit status in sync" "$?" 0
+	grep -qF "$RT_NETDEV0: in sync with 20-rxe.conf" <<< "$out"
+	check_err $? "diff says nothing of an in-sync NIC: '$out'"
+	# The RDMA device's name: the netdev its profile applies to.
+	out=$("$RT_CLI" profile diff dev "$RT_RXE0" 2>&1)
+	expect "diff dev $RT_RXE0: exit status" "$?" 2
+	grep -qF "$RT_RXE0 is an RDMA device, not a network interface: its netdev is $RT_NETDEV0" <<< "$out"
+	check_err $? "diff dev $RT_RXE0 does not name its netdev: '$out'"
 	# Enable=no: NP and RP off, the accounting stays on.
 	write_rxe_profile "Enable=no"
 	out=$("$RT_CLI" -j profile apply dev "$RT_NETDEV0")
@@ -779,7 +790,7 @@ CNPPriority=5"
 	expect "after Enable=no" "$(rxe_state)" \
 		"1 0 0 16 40 400 7 70 2000 300000 3 512 16 200 50 100 12 60 0 0 46 5"
 	rxe_teardown
-	log_test "rxe: every mapped [DCQCN] key applied through rocetune.ko, read back by YNL; re-apply, dry run, diff, Enable=no"
+	log_test "rxe: every mapped [DCQCN] key applied through rocetune.ko, read back by YNL; re-apply, dry run, diff (exit 1, then 0 in sync), Enable=no"
 }
 
 rxe_refused_before_writing() {
@@ -789,6 +800,7 @@ rxe_refused_before_writing() {
 	rxe_setup
 	check_err $? "rxe setup failed"
 	for key in "MinRateMbps=5:5 is out of range for $RT_RXE0" \
+		"MinRateMbps=10:10 is out of range for $RT_RXE0" \
 		"MaxRateMbps=0:0 (line rate) is out of range for $RT_RXE0" \
 		"TimeResetUs=1000001:1000001 is out of range for $RT_RXE0" \
 		"DceTcpRttUs=1000000:" \
@@ -803,10 +815,17 @@ ${key%%:*}"
 		jq -r '.[0].errors[]' <<< "$out" |
 			grep -qF "20-rxe.conf:6: [DCQCN] ${key%%=*}: ${key#*:}"
 		check_err $? "${key%%:*}: no error naming key, value and device: $out"
+		# check knows the NIC's range too, with the same message.
+		[[ ${key#*:} == *"out of range"* ]] || continue
+		out=$("$RT_CLI" -j profile check)
+		expect "check ${key%%:*}: exit status" "$?" 2
+		jq -r '.errors[]' <<< "$out" |
+			grep -qF "20-rxe.conf:6: [DCQCN] ${key%%=*}: ${key#*:}"
+		check_err $? "${key%%:*}: check passes what apply refuses: $out"
 	done
 	expect "module state" "$(rxe_state)" "$RXE_BASELINE"
 	rxe_teardown
-	log_test "rxe: values rocetune.ko refuses: named before any write, nothing changed"
+	log_test "rxe: values rocetune.ko refuses: named before any write (and by check), nothing changed"
 }
 
 # rxe_wait_ai V: until rxe0's AI rate is V (an apply made its first

@@ -15,11 +15,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "rocetune.h"
 #include "rt_apply.h"
 #include "rt_nic.h"
 #include "rt_profile.h"
+#include "rt_rxecc.h"
 
 struct rt_profile_req {
 	char dev[RT_NAME_LEN];		/* "" for every NIC */
@@ -58,12 +60,20 @@ static int rt_profile_parse_req(struct rt_cli *cli, struct rt_profile_req *req,
 	return rt_cli_no_prometheus(cli);
 }
 
-/* The profiles of the directory; exit 2 (printed) when one is invalid. */
+static int rt_profile_dir_missing(void);
+
+/*
+ * The profiles of the directory; exit 2 (printed) when one is invalid or
+ * the ROCETUNE_PROFILE_DIR named is missing.
+ */
 static int rt_profile_load(struct rt_profile_set *set)
 {
-	struct rt_diag *d = calloc(1, sizeof(*d));
+	struct rt_diag *d;
 	int err;
 
+	if (rt_profile_dir_missing() == 2)
+		return RT_EXIT_USAGE;
+	d = calloc(1, sizeof(*d));
 	if (!d) {
 		rt_error("out of memory");
 		return RT_EXIT_ERROR;
@@ -85,6 +95,27 @@ static int rt_profile_load(struct rt_profile_set *set)
 	return RT_EXIT_OK;
 }
 
+/*
+ * @name is not a netdev: when it is an RDMA device, @msg says which netdev
+ * carries it, the name profiles are applied by.
+ */
+static void rt_profile_rdma_hint(const char *name, char *msg, size_t len)
+{
+	struct rt_nic *all = NULL;
+	int n, i;
+
+	n = rt_nic_list(&all, NULL, 0);
+	for (i = 0; i < n; i++) {
+		if (strcmp(all[i].id.rdma_dev, name))
+			continue;
+		snprintf(msg, len,
+			 "%s is an RDMA device, not a network interface: its netdev is %s, which its profile applies to (dev %s)",
+			 name, all[i].id.netdev, all[i].id.netdev);
+		break;
+	}
+	free(all);
+}
+
 /* The NICs to act on: every RoCE NIC, or the one named. */
 static int rt_profile_nics(const struct rt_profile_req *req,
 			   struct rt_nic **nics, unsigned int *n)
@@ -104,6 +135,8 @@ static int rt_profile_nics(const struct rt_profile_req *req,
 		ret = rt_nic_list(nics, msg, sizeof(msg));
 		*n = ret > 0 ? (unsigned int)ret : 0;
 	}
+	if (ret < 0 && req->dev[0])
+		rt_profile_rdma_hint(req->dev, msg, sizeof(msg));
 	if (ret < 0) {
 		rt_error("%s", msg);
 		free(*nics);
@@ -180,13 +213,61 @@ static void rt_print_change(struct rt_print *pr, const struct rt_setting *old,
 
 /* check ----------------------------------------------------------------- */
 
+/*
+ * Is the profile directory there?  A missing ROCETUNE_PROFILE_DIR, which
+ * the user named, is an error (2); a missing /etc/rocetune a note: no NIC
+ * has a profile.  0 when it exists, 1 for the note, 2 (printed) else.
+ */
+static int rt_profile_dir_missing(void)
+{
+	const char *dir = rt_profile_dir();
+	struct stat sb;
+
+	if (!stat(dir, &sb))
+		return 0;
+	if (errno != ENOENT)
+		return 0;	/* rt_profile_load_dir() names the error */
+	if (rt_profile_dir_explicit()) {
+		rt_error("ROCETUNE_PROFILE_DIR=%s: no such directory", dir);
+		return 2;
+	}
+	fprintf(stderr,
+		"rocetune: note: there is no profile directory %s: no NIC has a profile, so \"profile apply\" changes nothing\n",
+		dir);
+	return 1;
+}
+
+/*
+ * The [DCQCN] values of @p against the ranges of the software RoCE NICs
+ * it is the profile of (@set: the first match wins, as in apply; NULL:
+ * every NIC @p matches), with the message diff and apply would give.
+ */
+static void rt_profile_check_nics(const struct rt_profile *p,
+				  const struct rt_profile_set *set,
+				  const struct rt_nic *nics, unsigned int n,
+				  struct rt_diag *d)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		if (nics[i].cc != RT_CC_RXE)
+			continue;
+		if (set ? rt_profile_find(set, &nics[i].id) != p :
+			  !rt_profile_match(p, &nics[i].id))
+			continue;
+		rt_rxe_check_profile(p, nics[i].id.rdma_dev, d);
+	}
+}
+
 static int rt_profile_check(struct rt_cli *cli)
 {
 	struct rt_profile_set set = { 0 };
+	struct rt_nic *nics = NULL;
 	struct rt_profile *p;
 	struct rt_diag *d;
-	unsigned int i, nfiles = 0;
-	int ret = RT_EXIT_OK;
+	unsigned int i, nfiles = 0, nnics = 0;
+	int ret = RT_EXIT_OK, missing = 0, nn;
+	char msg[512] = "";
 
 	if (rt_cli_no_prometheus(cli))
 		return RT_EXIT_USAGE;
@@ -198,17 +279,34 @@ static int rt_profile_check(struct rt_cli *cli)
 		rt_error("out of memory");
 		return RT_EXIT_ERROR;
 	}
+	/* The NICs, for their ranges; none (or no sysfs) checks only files. */
+	nn = rt_nic_list(&nics, msg, sizeof(msg));
+	if (nn > 0)
+		nnics = (unsigned int)nn;
+	else
+		nics = NULL;
 	if (rt_arg_peek(cli)) {
 		while (rt_arg_peek(cli)) {
-			rt_profile_parse_file(rt_arg_next(cli), p, d);
+			if (!rt_profile_parse_file(rt_arg_next(cli), p, d))
+				rt_profile_check_nics(p, NULL, nics, nnics, d);
 			nfiles++;
 		}
 	} else {
+		missing = rt_profile_dir_missing();
+		if (missing == 2) {
+			ret = RT_EXIT_USAGE;
+			goto out;
+		}
 		rt_profile_load_dir(rt_profile_dir(), &set, d);
-		nfiles = set.n;
+		nfiles = set.nfiles;
+		for (i = 0; i < set.n; i++)
+			rt_profile_check_nics(set.p[i], &set, nics, nnics, d);
 	}
 	rt_print_open_object(&cli->pr, NULL);
 	rt_print_uint(&cli->pr, RT_PRINT_JSON, "files", NULL, nfiles);
+	if (missing)
+		rt_print_bool(&cli->pr, RT_PRINT_JSON, "no_directory", NULL,
+			      true);
 	rt_print_uint(&cli->pr, RT_PRINT_JSON, "error_count", NULL, d->n);
 	rt_print_open_array(&cli->pr, "errors");
 	for (i = 0; i < d->n && i < RT_DIAG_MAX; i++)
@@ -223,10 +321,12 @@ static int rt_profile_check(struct rt_cli *cli)
 			rt_error("%u error%s; an invalid profile is never applied",
 				 d->n, d->n == 1 ? "" : "s");
 		ret = RT_EXIT_USAGE;
-	} else if (!cli->json) {
+	} else if (!cli->json && !missing) {
 		printf("%u profile%s OK\n", nfiles, nfiles == 1 ? "" : "s");
 	}
+out:
 	rt_profile_set_free(&set);
+	free(nics);
 	free(d);
 	free(p);
 	return ret;
@@ -262,12 +362,13 @@ static int rt_profile_show_diff(struct rt_cli *cli, bool diff)
 	struct rt_state *want = NULL;
 	struct rt_diag *d = NULL;
 	struct rt_nic *nics = NULL;
-	unsigned int n, i, j;
+	unsigned int n, i, j, ndiff;
+	bool differs = false, failed = false;
 	int ret;
 
 	ret = rt_profile_begin(cli, &req, false, &set, &nics, &n);
 	if (ret)
-		return ret;
+		return diff && ret == RT_EXIT_ERROR ? RT_EXIT_USAGE : ret;
 	ns = calloc(1, sizeof(*ns));
 	want = calloc(1, sizeof(*want));
 	d = calloc(1, sizeof(*d));
@@ -300,9 +401,10 @@ static int rt_profile_show_diff(struct rt_cli *cli, bool diff)
 		if (rt_profile_want(&ctx, &nics[i], p, ns, want, d)) {
 			rt_print_diag(&cli->pr, d);
 			rt_print_close_object(&cli->pr);
-			ret = RT_EXIT_ERROR;
+			failed = true;
 			continue;
 		}
+		ndiff = 0;
 		rt_print_open_array(&cli->pr, "settings");
 		for (j = 0; j < want->n; j++) {
 			const struct rt_setting *c;
@@ -311,6 +413,7 @@ static int rt_profile_show_diff(struct rt_cli *cli, bool diff)
 			c = rt_state_find(&ns->st, want->s[j].kind,
 					  want->s[j].key);
 			same = c && rt_setting_equal(c, &want->s[j]);
+			ndiff += !same;
 			if (diff && same && !cli->json)
 				continue;
 			rt_print_change(&cli->pr, c ? c : &want->s[j],
@@ -318,9 +421,25 @@ static int rt_profile_show_diff(struct rt_cli *cli, bool diff)
 					diff ? !same : -1);
 		}
 		rt_print_close_array(&cli->pr);
+		if (diff) {
+			const char *base = strrchr(p->path, '/');
+
+			rt_print_bool(&cli->pr, RT_PRINT_JSON, "in_sync", NULL,
+				      !ndiff);
+			if (!ndiff)
+				rt_print_text(&cli->pr, "  %s: in sync with %s\n",
+					      nics[i].id.netdev,
+					      base ? base + 1 : p->path);
+			differs |= ndiff > 0;
+		}
 		rt_print_close_object(&cli->pr);
 	}
 	rt_print_close_array(&cli->pr);
+	/* diff: like diff(1), 0 in sync, 1 differs, 2 trouble. */
+	if (failed)
+		ret = diff ? RT_EXIT_USAGE : RT_EXIT_ERROR;
+	else if (diff && differs)
+		ret = RT_EXIT_ERROR;
 out:
 	rt_sys_ctx_close(&ctx);
 	rt_profile_set_free(&set);
@@ -328,6 +447,8 @@ out:
 	free(ns);
 	free(want);
 	free(d);
+	if (diff && ret == RT_EXIT_ERROR && !differs)
+		ret = RT_EXIT_USAGE;	/* out of memory */
 	return ret;
 }
 

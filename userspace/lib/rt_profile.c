@@ -1771,6 +1771,13 @@ const char *rt_profile_dir(void)
 	return dir && *dir ? dir : "/etc/rocetune";
 }
 
+bool rt_profile_dir_explicit(void)
+{
+	const char *dir = getenv("ROCETUNE_PROFILE_DIR");
+
+	return dir && *dir;
+}
+
 static int rt_strcmp_p(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -1862,6 +1869,7 @@ int rt_profile_load_dir(const char *dir, struct rt_profile_set *set,
 		goto out;
 	}
 	qsort(names, n, sizeof(*names), rt_strcmp_p);
+	set->nfiles = n < RT_PROF_MAX_FILES ? n : RT_PROF_MAX_FILES;
 
 	for (i = 0; i < n; i++) {
 		if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir,

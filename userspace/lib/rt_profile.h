@@ -307,7 +307,8 @@ int rt_profile_parse_fp(FILE *f, const char *path, struct rt_profile *p,
 			struct rt_diag *d);
 
 struct rt_profile_set {
-	unsigned int n;
+	unsigned int n;			/* the valid profiles, in p[] */
+	unsigned int nfiles;		/* the *.conf files read, valid or not */
 	struct rt_profile *p[RT_PROF_MAX_FILES];	/* malloc'ed, lexical order */
 };
 
@@ -318,8 +319,16 @@ struct rt_profile_set {
 const char *rt_profile_dir(void);
 
 /*
+ * rt_profile_dir_explicit() - was the directory named by the user
+ * (ROCETUNE_PROFILE_DIR)?  Then a missing one is an error, where a
+ * missing /etc/rocetune only means that no NIC has a profile.
+ */
+bool rt_profile_dir_explicit(void);
+
+/*
  * rt_profile_load_dir() - parse every *.conf of @dir in lexical order.
- * A missing directory is an empty set.  Returns 0, or -EINVAL when any
+ * A missing directory is an empty set.  @set->nfiles counts the files
+ * read, valid or not; @set->n the valid ones.  Returns 0, or -EINVAL when any
  * file had errors (all files are still parsed and every error is in @d;
  * @set then holds only the valid ones), or a negative errno.
  */

@@ -113,6 +113,26 @@ int rt_rxe_check(unsigned int key, uint32_t v, const char *dev, char *msg,
 	return -EINVAL;
 }
 
+unsigned int rt_rxe_check_profile(const struct rt_profile *p, const char *dev,
+				  struct rt_diag *d)
+{
+	unsigned int i, nerr = d->n;
+	char msg[RT_DIAG_LEN];
+	enum rt_pkey k;
+
+	for (i = 0; i < RT_DCQCN_NUM; i++) {
+		k = RT_PK_DCQCN + i;
+		if (!rt_profile_has(p, k) ||
+		    !rt_rxe_check(i, p->dcqcn[i], dev, msg, sizeof(msg)))
+			continue;
+		rt_diag_add(d, "%s:%u: [%s] %s: %s%s", p->path, p->line[k],
+			    rt_pkey_section(k), rt_pkey_name(k), msg,
+			    rt_rxe_param(i) ? "" :
+			    " (see Documentation/profiles.rst)");
+	}
+	return d->n - nerr;
+}
+
 /* Open a command socket; a missing family is "not loaded". */
 static int rt_rxe_open(struct rt_nl *nl, char *msg, size_t len)
 {

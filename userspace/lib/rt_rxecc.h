@@ -43,6 +43,18 @@ const struct rt_rxe_param *rt_rxe_param(unsigned int key);
 int rt_rxe_check(unsigned int key, uint32_t v, const char *dev, char *msg,
 		 size_t len);
 
+struct rt_profile;
+struct rt_diag;
+
+/*
+ * rt_rxe_check_profile() - rt_rxe_check() of every [DCQCN] key @p gives,
+ * for RDMA device @dev, each refusal added to @d as "FILE:LINE: [DCQCN]
+ * KEY: why", the message profile diff and apply give.  Returns the number
+ * of errors added.
+ */
+unsigned int rt_rxe_check_profile(const struct rt_profile *p, const char *dev,
+				  struct rt_diag *d);
+
 /*
  * rt_rxe_read() - the DCQCN state of RDMA device @dev into @st (one
  * RT_SK_CC setting per key of rt_rxe_params[]).  -ENOENT: rocetune.ko is

@@ -24,6 +24,7 @@
 #include "rt_counters.h"
 #include "rt_nic.h"
 #include "rt_profile.h"
+#include "rt_rxecc.h"
 
 #define BAD_CORPUS	"../selftests/profiles/bad"
 #define GOOD_CORPUS	"../selftests/profiles/good"
@@ -926,6 +927,7 @@ static void load_dir(void **state)
 	assert_int_equal(rt_profile_load_dir(tmpdir, &set, &diag), 0);
 	assert_int_equal(diag.n, 0);
 	assert_int_equal(set.n, 4);
+	assert_int_equal(set.nfiles, 4);
 	assert_string_equal(set.p[0]->name, "10-ens.conf");
 	assert_string_equal(set.p[1]->name, "5-eth2.conf");
 	assert_string_equal(set.p[2]->name, "50-mlx.conf");
@@ -957,8 +959,9 @@ static void load_dir(void **state)
 	assert_true(has_diag(&diag, sub, 4, "not a trust mode"));
 	snprintf(sub, sizeof(sub), "%s/70-bad.conf", tmpdir);
 	assert_true(has_diag(&diag, sub, 1, "no [Match] section"));
-	/* Only the valid ones are in the set. */
+	/* Only the valid ones are in the set; every file read is counted. */
 	assert_int_equal(set.n, 4);
+	assert_int_equal(set.nfiles, 6);
 	assert_string_equal(set.p[0]->name, "10-ens.conf");
 	assert_string_equal(set.p[1]->name, "5-eth2.conf");
 	assert_string_equal(set.p[2]->name, "50-mlx.conf");
@@ -985,10 +988,58 @@ static void load_dir(void **state)
 
 	/* A missing directory is an empty set. */
 	memset(&diag, 0, sizeof(diag));
+	set.nfiles = 99;
 	assert_int_equal(rt_profile_load_dir(tmpdir, &set, &diag), 0);
 	assert_int_equal(set.n, 0);
+	assert_int_equal(set.nfiles, 0);
 	assert_int_equal(diag.n, 0);
 	assert_null(rt_profile_find(&set, &a));
+}
+
+/* Who named the directory decides whether its absence is an error. */
+static void profile_dir_explicit(void **state)
+{
+	char *old = getenv("ROCETUNE_PROFILE_DIR");
+	char *save = old ? strdup(old) : NULL;
+
+	(void)state;
+	unsetenv("ROCETUNE_PROFILE_DIR");
+	assert_false(rt_profile_dir_explicit());
+	assert_string_equal(rt_profile_dir(), "/etc/rocetune");
+	setenv("ROCETUNE_PROFILE_DIR", "", 1);
+	assert_false(rt_profile_dir_explicit());
+	setenv("ROCETUNE_PROFILE_DIR", "/nowhere", 1);
+	assert_true(rt_profile_dir_explicit());
+	assert_string_equal(rt_profile_dir(), "/nowhere");
+	if (save)
+		setenv("ROCETUNE_PROFILE_DIR", save, 1);
+	else
+		unsetenv("ROCETUNE_PROFILE_DIR");
+	free(save);
+}
+
+/*
+ * profile check's range check of a software RoCE NIC: a profile that
+ * parses (MinRateMbps=10 is a valid DCQCN value) but that rocetune.ko
+ * would refuse (its floor is 12 Mb/s, kmod/rocetune_qp_nl_set.c), with
+ * the file, line and key of the message diff and apply give.
+ */
+static void rxe_check_profile(void **state)
+{
+	(void)state;
+	assert_int_equal(parse("[Match]\n[DCQCN]\nMinRateMbps=10\nG=20\nMaxRateMbps=0\n"), 0);
+	memset(&diag, 0, sizeof(diag));
+	assert_int_equal(rt_rxe_check_profile(&prof, "rxe0", &diag), 2);
+	assert_int_equal(diag.n, 2);
+	assert_true(has_diag(&diag, "t.conf", 3,
+			     "[DCQCN] MinRateMbps: 10 is out of range for rxe0: rocetune.ko's rp-min-rate-mbps takes 12..1000000 Mb/s"));
+	assert_true(has_diag(&diag, "t.conf", 5,
+			     "[DCQCN] MaxRateMbps: 0 (line rate) is out of range for rxe0"));
+	/* In range: nothing. */
+	assert_int_equal(parse("[Match]\n[DCQCN]\nMinRateMbps=12\nG=20\n"), 0);
+	memset(&diag, 0, sizeof(diag));
+	assert_int_equal(rt_rxe_check_profile(&prof, "rxe0", &diag), 0);
+	assert_int_equal(diag.n, 0);
 }
 
 static void load_dir_too_many(void **state)
@@ -1328,6 +1379,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(pkey_tables),
+		cmocka_unit_test(profile_dir_explicit),
+		cmocka_unit_test(rxe_check_profile),
 		cmocka_unit_test(minimal_profile),
 		cmocka_unit_test(missing_match),
 		cmocka_unit_test(syntax_errors),

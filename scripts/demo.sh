@@ -197,8 +197,12 @@ jq -r '.[] | select(.comm == "ib_write_bw") |
 	(if .rtt_samples then "\n        round trip: p50 \(.rtt_p50_ns / 1000 | floor) us, p99 \(.rtt_p99_ns / 1000 | floor) us over \(.rtt_samples) samples" else "" end)' \
 	/tmp/demo_qps.json
 echo "    rx of one QP is tx of its peer: rxe1's QPs receive the data, rxe0's the ACKs."
-echo "    The p99 round trip is milliseconds, not microseconds: the emulated CPU and the"
-echo "    retransmits of the packets netem drops make the tail."
+echo "    rp rate is the reaction point's rate limit, not the measured rate: it starts at"
+echo "    the line rate and each CNP cuts it, but here it stays far above what the"
+echo "    emulated CPU achieves (ib_write_bw below), so it shows DCQCN reacting, not"
+echo "    slowing the flow (selftests/qp_bottleneck.sh makes it bind)."
+echo "    A p99 round trip of milliseconds (p50: tens of microseconds) is this VM: the"
+echo "    emulated CPU and the retransmits of the packets netem drops make the tail."
 top=$(jq 'max_by(.rx_ecn_ce_pkts)' /tmp/demo_qps.json)
 qpn=$(jq -r '.qpn' <<< "$top")
 dev=$(jq -r '.dev' <<< "$top")
@@ -215,15 +219,19 @@ kill -INT "$cap"
 wait "$cap"
 echo "    ib_write_bw (rxe0's side, 4096-byte writes for 8 s):"
 grep -m 1 '#bytes' /tmp/demo_bw_cli.log | sed 's/^/    /'
-grep -E '^ *[0-9]+ +[0-9]+' /tmp/demo_bw_cli.log | tail -n 1 | sed 's/^/    /'
+bw=$(grep -E '^ *[0-9]+ +[0-9]+' /tmp/demo_bw_cli.log | tail -n 1)
+[ -n "$bw" ] || die "no result line in ib_write_bw's output: $(tail -n 2 /tmp/demo_bw_cli.log)"
+echo "    $bw"
+awk '{ printf "    BW average %s MB/s: about %.0f Mb/s of RDMA writes\n", $4, $4 * 8 }' <<< "$bw"
 echo "    BW peak is 0.00: with -D (a run of fixed duration) perftest does not measure it."
-echo "    The average is low: netem drops 30% (each drop costs a retransmit), DCQCN"
-echo "    paces the QPs, and every RoCE packet is built by an emulated CPU."
+echo "    The average is low: every RoCE packet is built by an emulated CPU, and the"
+echo "    retransmits cost time."
 wire=$(tcpdump -nr /tmp/demo_cnp.pcap 2> /dev/null | wc -l)
 stats=$("$RT" -j qp stats)
 sent=$(jq --arg d "$RT_RXE1" '.[] | select(.dev == $d) | .np_cnp_sent' <<< "$stats")
 echo "    CNPs: $sent sent by rxe1's notification point (rocetune qp stats np_cnp_sent),"
 echo "    $wire captured on va by tcpdump (udp[8] == 0x81: BTH opcode CNP, from $RT_IP1)."
+echo "    These count the whole 8 s run; the per-QP figures above were read early in it."
 [ "$wire" -gt 0 ] 2> /dev/null || die "tcpdump saw no CNP on the wire"
 [ "$sent" -gt 0 ] 2> /dev/null || die "rxe1's np_cnp_sent is '$sent'"
 ok "$wire CNPs on the wire, $sent counted sent by rxe1; $cuts rate cuts on $(jq -r '.dev' <<< "$cut")"
@@ -267,6 +275,8 @@ jq -r 'select(.dev == "rsim_ib7" and .event == "storm_start") |
 	"    storm_start: value \(.value) pause frames/s received on priority \(.prio), thresh \(.thresh) ms (storm-ms): pause in every sample for \(.duration_ms) ms"' "$MON"
 jq -r 'select(.dev == "rsim_ib7" and .event == "storm_end") |
 	"    storm_end: the storm lasted \(.duration_ms) ms (value and thresh are 0: no rate, no threshold at an end)"' "$MON"
+echo "    The storm is seen at the module's 100 ms samples: it starts once 300 ms of pause"
+echo "    have been sampled, and ends a sample or two after the 1.5 s injected."
 starts=$(jq -s 'map(select(.event == "storm_start" and .dev == "rsim_ib7" and .prio == 3)) | length' "$MON")
 ends=$(jq -s 'map(select(.event == "storm_end" and .dev == "rsim_ib7" and .prio == 3)) | length' "$MON")
 if [ "$starts" != 1 ] || [ "$ends" != 1 ]; then

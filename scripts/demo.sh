@@ -25,6 +25,8 @@ die() {
 
 cleanup() {
 	[ -z "${mon:-}" ] || kill "$mon" 2> /dev/null
+	[ -z "${agent:-}" ] || kill "$agent" 2> /dev/null
+	[ -z "${cap:-}" ] || kill "$cap" 2> /dev/null
 	tc qdisc del dev "$RT_NETDEV0" root 2> /dev/null
 	[ ! -d /sys/module/rocetune_sim ] || rmmod rocetune_sim
 	rt_kmod_unload 2> /dev/null
@@ -72,10 +74,18 @@ PERF_PORT=18600
 
 say "What rocetune sees, through its CLI: devices and ports (rocetune dev show; port show)."
 "$RT" dev show | sed 's/^/    /' || die "rocetune dev show failed"
-"$RT" port show "$RT_RXE0/1" | sed 's/^/    /' || die "rocetune port show failed"
-tx=$("$RT" -j port show "$RT_RXE0/1" | jq '.[0].counters.tx_pkts')
-[ "$tx" -ge 500 ] 2> /dev/null || die "rocetune reports tx_pkts=$tx for rxe0"
-ok "rocetune's tx_pkts for rxe0/1 is $tx, the same counter rdma statistic calls sent_pkts"
+"$RT" port show "$RT_RXE0/1" > /tmp/demo_port.txt || die "rocetune port show failed"
+sed 's/^/    /' /tmp/demo_port.txt
+ivl=$("$RT" -j config show dev "$RT_RXE0" | jq -r 'if type == "array" then .[0] else . end | .interval_ms')
+[ "$ivl" -gt 0 ] 2> /dev/null || die "rocetune config show gives interval_ms '$ivl'"
+echo "    counters: packets since rxe0 appeared; rates: packets/s over the module's last"
+echo "    sample ($ivl ms), 0 here because the ping-pong ended before this read."
+echo "    duplicate-requests: packets rxe0 received twice, resent by rxe1 when an ACK"
+echo "    came late (this VM's CPU is emulated, so a few are normal)."
+# The text above is the figure checked: no second read.
+tx=$(awk '$1 == "tx-pkts" { print $2; exit }' /tmp/demo_port.txt)
+[ "$tx" -ge 500 ] 2> /dev/null || die "rocetune reports tx-pkts=$tx for rxe0"
+ok "rocetune's tx-pkts for rxe0/1 is $tx packets, the same counter rdma statistic calls sent_pkts ($after)"
 
 say "Subscribe to rocetune's events in the background (rocetune -j monitor)."
 "$RT" -j monitor > "$MON" 2> "$MON.err" &
@@ -83,8 +93,87 @@ mon=$!
 sleep 1
 ok "monitor running (pid $mon)"
 
-say "ECN-marked RoCE traffic: ib_write_bw with 2 QPs, --tclass=106 (DSCP 26 + ECT(0));"
-echo "    netem on va marks about 30% of rxe0's packets CE on their way to rxe1."
+say "Tune with a profile: DCQCN on both Soft-RoCE NICs (rocetune profile check, diff, apply)."
+export ROCETUNE_PROFILE_DIR=/tmp/demo_profiles
+PROF=$ROCETUNE_PROFILE_DIR/50-soft-roce.conf
+rm -rf "$ROCETUNE_PROFILE_DIR"
+mkdir -m 755 "$ROCETUNE_PROFILE_DIR" || die "cannot create $ROCETUNE_PROFILE_DIR"
+cat > "$PROF" << EOF
+[Match]
+Name=$RT_NETDEV0 $RT_NETDEV1
+
+[DCQCN]
+Enable=yes
+MinRateMbps=40
+AIRateMbps=9
+
+[Agent]
+PollIntervalSec=1
+EOF
+echo "    $PROF:"
+sed 's/^/      /' "$PROF"
+echo "    rxe has no congestion control of its own: on rxe, [DCQCN] drives rocetune.ko's"
+echo "    notification point (CNPs for CE-marked packets) and reaction point (rate cuts)."
+echo "    \$ rocetune profile check"
+out=$("$RT" profile check 2>&1) || die "profile check failed: $out"
+printf '%s\n' "$out" | sed 's/^/    /'
+[ "$out" = "1 profile OK" ] || die "profile check said '$out', not '1 profile OK'"
+echo "    \$ rocetune profile diff"
+out=$("$RT" profile diff 2>&1)
+printf '%s\n' "$out" | sed 's/^/    /'
+grep -q 'Enable' <<< "$out" || die "profile diff shows no DCQCN difference before the apply"
+echo "    \$ rocetune profile apply"
+out=$("$RT" profile apply 2>&1) || die "profile apply failed: $out"
+printf '%s\n' "$out" | sed 's/^/    /'
+napplied=$(grep -c ' applied ([1-9][0-9]* writes' <<< "$out")
+[ "$napplied" = 2 ] || die "profile apply wrote to $napplied NICs, not 2 (va and vb)"
+echo "    \$ rocetune profile apply   # again: everything is already as the profile says"
+out=$("$RT" profile apply 2>&1) || die "profile re-apply failed: $out"
+printf '%s\n' "$out" | sed 's/^/    /'
+nsame=$(grep -c ' unchanged (0 writes' <<< "$out")
+[ "$nsame" = 2 ] || die "the re-apply left $nsame NICs unchanged with 0 writes, not 2"
+state=$("$RT" -j qp stats)
+for d in "$RT_RXE0" "$RT_RXE1"; do
+	jq -e --arg d "$d" '.[] | select(.dev == $d) | .np == true and .rp == true and
+		.rp_min_rate_mbps == 40 and .rp_ai_rate_mbps == 9' <<< "$state" > /dev/null ||
+		die "$d's DCQCN is not as the profile says: $(jq -c --arg d "$d" '.[] | select(.dev == $d)' <<< "$state")"
+done
+jq -r '.[] | "    \(.dev): np \(.np) rp \(.rp), rp_min_rate \(.rp_min_rate_mbps) Mb/s, rp_ai_rate \(.rp_ai_rate_mbps) Mb/s"' <<< "$state"
+ok "applied to 2 NICs, re-applied with 0 writes; rocetune qp stats reads NP and RP on, 40 and 9 Mb/s"
+
+say "The agent rocetuned keeps the profile: change a setting behind its back."
+AGLOG=/tmp/demo_rocetuned.log
+"$RT_TOP/build/userspace/rocetuned" --foreground 2> "$AGLOG" &
+agent=$!
+wait_for 30 grep -q "$RT_NETDEV0: profile 50-soft-roce.conf (start): already in force, 0 writes" "$AGLOG" ||
+	die "the agent did not take $RT_NETDEV0: $(tail -n 3 "$AGLOG")"
+echo "    \$ rocetune qp set dev $RT_RXE0 rp-ai-rate-mbps 3   # by hand, not in the profile"
+"$RT" qp set dev "$RT_RXE0" rp-ai-rate-mbps 3 || die "qp set failed"
+ai_is() {
+	[ "$("$RT" -j qp stats | jq --arg d "$RT_RXE0" '.[] | select(.dev == $d) | .rp_ai_rate_mbps')" = "$1" ]
+}
+wait_for 30 grep -q "$RT_NETDEV0: drift (poll): .*AIRateMbps is 3" "$AGLOG" ||
+	die "the agent logged no drift: $(tail -n 3 "$AGLOG")"
+wait_for 30 ai_is 9 || die "the agent did not restore rp_ai_rate_mbps 9"
+ai=$("$RT" -j qp stats | jq --arg d "$RT_RXE0" '.[] | select(.dev == $d) | .rp_ai_rate_mbps')
+echo "    the agent's log (at start it found both NICs as the profile says: 0 writes;"
+echo "    PollIntervalSec=1: it reads rxe's DCQCN every second):"
+sed 's/^/    /' "$AGLOG"
+echo "    $RT_RXE0 rp_ai_rate now $ai Mb/s"
+[ "$ai" = 9 ] || die "rp_ai_rate_mbps is $ai after the restore, not 9"
+kill "$agent"
+wait "$agent" 2> /dev/null
+ok "drift 9 -> 3 Mb/s found by the agent's poll and written back: rp_ai_rate $ai Mb/s"
+
+say "ECN-marked RoCE traffic under DCQCN: ib_write_bw, 2 QPs, --tclass=106 (DSCP 26 + ECT(0)), 8 s;"
+echo "    netem on va marks about 30% of rxe0's packets CE on their way to rxe1;"
+echo "    rxe1 (notification point) answers with CNPs, rxe0 (reaction point) cuts its rate."
+# CNPs are BTH opcode 0x81 (the first byte of the BTH, right after the
+# 8-byte UDP header); rxe1 sends them back to rxe0 over vb -> va.
+tcpdump -i "$RT_NETDEV0" -nU -w /tmp/demo_cnp.pcap \
+	"udp dst port 4791 and src host $RT_IP1 and udp[8] == 0x81" 2> /tmp/demo_tcpdump.log &
+cap=$!
+wait_for 10 grep -q 'listening on' /tmp/demo_tcpdump.log || die "tcpdump did not start: $(cat /tmp/demo_tcpdump.log)"
 tc qdisc add dev "$RT_NETDEV0" root netem loss 30% ecn || die "cannot add netem"
 ib_write_bw -F -d "$RT_RXE1" -x "$g1" -p "$PERF_PORT" -q 2 -s 4096 -D 8 \
 	--tclass=106 > /tmp/demo_bw_srv.log 2>&1 &
@@ -93,25 +182,59 @@ wait_for 10 rt_port_listening "$PERF_PORT" || die "ib_write_bw server did not st
 ib_write_bw -F -d "$RT_RXE0" -x "$g0" -p "$PERF_PORT" -q 2 -s 4096 -D 8 \
 	--tclass=106 "$RT_IP1" > /tmp/demo_bw_cli.log 2>&1 &
 bw_cli=$!
-top_marked() {
-	"$RT" -j qp show top 1 by rx_ecn_ce_pkts |
-		jq -e '.[0].rx_ecn_ce_pkts > 100' > /dev/null
+cut_and_marked() {
+	"$RT" -j qp show > /tmp/demo_qps.json &&
+		jq -e '(map(.rx_ecn_ce_pkts) | max) > 100 and (map(.rp_cuts // 0) | max) > 0' \
+			/tmp/demo_qps.json > /dev/null
 }
-wait_for 30 top_marked || die "no QP has CE marks: $("$RT" qp show 2>&1 | head -n 3)"
-echo "    rocetune qp show top 5 by rx_ecn_ce_pkts:"
-"$RT" qp show top 5 by rx_ecn_ce_pkts | sed 's/^/    /'
-top=$("$RT" -j qp show top 1 by rx_ecn_ce_pkts)
-qpn=$(jq -r '.[0].qpn' <<< "$top")
-dev=$(jq -r '.[0].dev' <<< "$top")
-comm=$(jq -r '.[0].comm // "?"' <<< "$top")
-pid=$(jq -r '.[0].pid // "?"' <<< "$top")
-ce=$(jq -r '.[0].rx_ecn_ce_pkts' <<< "$top")
+wait_for 30 cut_and_marked ||
+	die "no QP with both CE marks and rate cuts: $(jq -c '.[] | {dev, qpn, rx_ecn_ce_pkts, rp_cuts}' /tmp/demo_qps.json 2>&1 | head -n 4)"
+# One read (/tmp/demo_qps.json, by cut_and_marked), shown and checked.
+echo "    rocetune -j qp show, while the traffic runs (one read):"
+jq -r '.[] | select(.comm == "ib_write_bw") |
+	"    \(.dev) QP \(.qpn) (ib_write_bw pid \(.pid)): rx \(.rx_pkts) pkts, \(.rx_ecn_ce_pkts) of them CE-marked; CNPs sent \(.tx_cnp_pkts), received \(.rx_cnp_pkts)" +
+	(if .rp_cuts then "\n        reaction point: rate \(.rp_rate_kbps) kb/s (target \(.rp_target_kbps) kb/s), \(.rp_cuts) rate cuts for \(.rp_cnps) CNPs" else "" end) +
+	(if .rtt_samples then "\n        round trip: p50 \(.rtt_p50_ns / 1000 | floor) us, p99 \(.rtt_p99_ns / 1000 | floor) us over \(.rtt_samples) samples" else "" end)' \
+	/tmp/demo_qps.json
+echo "    rx of one QP is tx of its peer: rxe1's QPs receive the data, rxe0's the ACKs."
+echo "    rp rate is the reaction point's rate limit, not the measured rate: it starts at"
+echo "    the line rate and each CNP cuts it, but here it stays far above what the"
+echo "    emulated CPU achieves (ib_write_bw below), so it shows DCQCN reacting, not"
+echo "    slowing the flow (selftests/qp_bottleneck.sh makes it bind)."
+echo "    A p99 round trip of milliseconds (p50: tens of microseconds) is this VM: the"
+echo "    emulated CPU and the retransmits of the packets netem drops make the tail."
+top=$(jq 'max_by(.rx_ecn_ce_pkts)' /tmp/demo_qps.json)
+qpn=$(jq -r '.qpn' <<< "$top")
+dev=$(jq -r '.dev' <<< "$top")
+comm=$(jq -r '.comm // "?"' <<< "$top")
+ce=$(jq -r '.rx_ecn_ce_pkts' <<< "$top")
 [ "$comm" = ib_write_bw ] || die "the most-marked QP's owner is '$comm', not ib_write_bw"
-ok "most ECN-marked QP: $dev QP $qpn, $ce CE-marked packets, owned by $comm (pid $pid)"
+cut=$(jq 'max_by(.rp_cuts // 0)' /tmp/demo_qps.json)
+cuts=$(jq -r '.rp_cuts' <<< "$cut")
+ok "most ECN-marked QP: $dev QP $qpn, $ce CE-marked packets; $(jq -r '.dev' <<< "$cut") QP $(jq -r '.qpn' <<< "$cut") cut its rate $cuts times, to $(jq -r '.rp_rate_kbps' <<< "$cut") kb/s"
 wait "$bw_cli" || die "ib_write_bw client failed: $(tail -n 1 /tmp/demo_bw_cli.log)"
 wait "$bw_srv" || die "ib_write_bw server failed: $(tail -n 1 /tmp/demo_bw_srv.log)"
 tc qdisc del dev "$RT_NETDEV0" root
-grep -E '^ *[0-9]+ +[0-9]+' /tmp/demo_bw_cli.log | tail -n 1 | sed 's/^/    ib_write_bw: /'
+kill -INT "$cap"
+wait "$cap"
+echo "    ib_write_bw (rxe0's side, 4096-byte writes for 8 s):"
+grep -m 1 '#bytes' /tmp/demo_bw_cli.log | sed 's/^/    /'
+bw=$(grep -E '^ *[0-9]+ +[0-9]+' /tmp/demo_bw_cli.log | tail -n 1)
+[ -n "$bw" ] || die "no result line in ib_write_bw's output: $(tail -n 2 /tmp/demo_bw_cli.log)"
+echo "    $bw"
+awk '{ printf "    BW average %s MB/s: about %.0f Mb/s of RDMA writes\n", $4, $4 * 8 }' <<< "$bw"
+echo "    BW peak is 0.00: with -D (a run of fixed duration) perftest does not measure it."
+echo "    The average is low: every RoCE packet is built by an emulated CPU, and the"
+echo "    retransmits cost time."
+wire=$(tcpdump -nr /tmp/demo_cnp.pcap 2> /dev/null | wc -l)
+stats=$("$RT" -j qp stats)
+sent=$(jq --arg d "$RT_RXE1" '.[] | select(.dev == $d) | .np_cnp_sent' <<< "$stats")
+echo "    CNPs: $sent sent by rxe1's notification point (rocetune qp stats np_cnp_sent),"
+echo "    $wire captured on va by tcpdump (udp[8] == 0x81: BTH opcode CNP, from $RT_IP1)."
+echo "    These count the whole 8 s run; the per-QP figures above were read early in it."
+[ "$wire" -gt 0 ] 2> /dev/null || die "tcpdump saw no CNP on the wire"
+[ "$sent" -gt 0 ] 2> /dev/null || die "rxe1's np_cnp_sent is '$sent'"
+ok "$wire CNPs on the wire, $sent counted sent by rxe1; $cuts rate cuts on $(jq -r '.dev' <<< "$cut")"
 
 say "A simulated DCB-capable NIC (rocetune_sim, mlx5 personality): PFC on priority 3."
 rt_modload rocetune_sim selftests/rocetune_sim/rocetune_sim.ko || die "cannot load rocetune_sim"
@@ -132,7 +255,11 @@ dcb_said=$(rt_dcb pfc set dev rsim7 prio-pfc 3:on) || die "dcb pfc set failed: $
 	echo "    ${dcb_said#"# "}: iproute2 6.1's spurious error; dcb pfc show reads PFC on"
 "$RT" config set dev rsim_ib7 interval-ms 100 storm-ms 300 || die "config set failed"
 dbg=/sys/kernel/debug/rocetune_sim/7
+# Not a frame sent: a counter value written into the sim, so that the
+# port shows tx and rx pause counted apart.
 echo 1200 > "$dbg/counters/tx_prio3_pause"
+echo "    injected: tx-pause of priority 3 set to 1200 in the sim's debugfs (no frame sent),"
+echo "    to show below that pause sent and pause received are counted apart."
 ok "PFC enabled on priority 3 with dcb (read back); interval 100 ms, storm after 300 ms of pause"
 
 say "Inject a pause storm: priority 3 receives 1000 pause frames/s for 1.5 s."
@@ -142,17 +269,26 @@ storm_over() {
 		"$MON" > /dev/null
 }
 wait_for 10 storm_over || die "no storm_end event"
-"$RT" port show rsim_ib7 | sed 's/^/    /'
 echo "    events from rocetune monitor:"
 jq -c 'select(.dev == "rsim_ib7" and (.event | startswith("storm")))' "$MON" | sed 's/^/    /'
+jq -r 'select(.dev == "rsim_ib7" and .event == "storm_start") |
+	"    storm_start: value \(.value) pause frames/s received on priority \(.prio), thresh \(.thresh) ms (storm-ms): pause in every sample for \(.duration_ms) ms"' "$MON"
+jq -r 'select(.dev == "rsim_ib7" and .event == "storm_end") |
+	"    storm_end: the storm lasted \(.duration_ms) ms (value and thresh are 0: no rate, no threshold at an end)"' "$MON"
+echo "    The storm is seen at the module's 100 ms samples: it starts once 300 ms of pause"
+echo "    have been sampled, and ends a sample or two after the 1.5 s injected."
 starts=$(jq -s 'map(select(.event == "storm_start" and .dev == "rsim_ib7" and .prio == 3)) | length' "$MON")
 ends=$(jq -s 'map(select(.event == "storm_end" and .dev == "rsim_ib7" and .prio == 3)) | length' "$MON")
 if [ "$starts" != 1 ] || [ "$ends" != 1 ]; then
 	die "expected one storm start and one end, saw $starts and $ends"
 fi
-rx=$("$RT" -j port show rsim_ib7 | jq '.[0].pfc.prio[] | select(.prio == 3) | .rx_pause')
+p3=$("$RT" -j port show rsim_ib7 | jq -c '.[0].pfc.prio[] | select(.prio == 3)')
+echo "    rocetune port show rsim_ib7, priority 3 (one read):"
+jq -r '"      rx-pause \(.rx_pause) frames (1000/s for 1.5 s), lasting \(.rx_pause_duration_us) us in all",
+	"      tx-pause \(.tx_pause) frames (the injected value), storm \(.storm)"' <<< "$p3"
+rx=$(jq '.rx_pause' <<< "$p3")
 [ "$rx" = 1500 ] || die "rx_pause on priority 3 is $rx, not 1500"
-ok "one storm_start and one storm_end on priority 3; 1500 pause frames counted"
+ok "one storm_start and one storm_end on priority 3; $rx pause frames counted"
 echo 7 > /sys/bus/rocetune_sim/del_device
 rmmod rocetune_sim
 kill "$mon" 2> /dev/null
@@ -163,11 +299,14 @@ wait_for 5 dmesg_has "^rocetune: $RT_RXE1: removed" || die "rocetune missed the 
 rdma link add "$RT_RXE1" type rxe netdev "$RT_NETDEV1" || die "cannot re-add rxe1"
 wait_for 5 test "$(dmesg -t | grep -c "^rocetune: $RT_RXE1: tracking")" -ge 2 ||
 	die "rocetune missed the re-add"
-ok "removal and re-add of rxe1 seen"
+dmesg -t | grep -E "^rocetune: $RT_RXE1: (removed|tracking)" | tail -n 2 | sed 's/^/    /'
+ok "rocetune logged rxe1's removal and its tracking again after the re-add"
 
 say "Unload rocetune.ko: the client lets go of every device."
 rt_kmod_unload || die "rmmod failed"
 dmesg_has '^rocetune: unloaded' || die "no unload message"
-ok "unloaded cleanly"
+dmesg -t | grep '^rocetune: unloaded' | tail -n 1 | sed 's/^/    /'
+[ ! -d /sys/module/rocetune ] || die "/sys/module/rocetune is still there"
+ok "rmmod succeeded, the module logged its unload and /sys/module/rocetune is gone"
 
 printf '\nDemo complete: every step did what it said.\n'

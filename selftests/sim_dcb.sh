@@ -14,7 +14,9 @@
 # driver to ethtool (mlx5_core, ice, bnxt_en) and has its op set (irdma
 # and bnxt_re have no maxrate and buffer ops, like ice and bnxt_en; none
 # has apptrust ops) and APP rules: mlx5 replaces a mapped DSCP's entry,
-# bnxt_en appends a second one, ice refuses a remap.
+# bnxt_en appends a second one, ice refuses a remap.  mlx5's max rates are
+# rounded down to 100 Mb/s up to 25.5 Gb/s, to 1 Gb/s up to 255 Gb/s, and
+# refused above.
 
 ALL_TESTS="
 	dcb_pfc
@@ -22,6 +24,7 @@ ALL_TESTS="
 	dcb_app
 	dcb_buffer
 	dcb_maxrate
+	mlx5_maxrate_units
 	dcb_dcbx
 	dcb_apptrust
 	driver_identity
@@ -258,13 +261,41 @@ dcb_buffer() {
 
 dcb_maxrate() {
 	RET=0
-	rt_dcb maxrate set dev "$DEV" tc-maxrate all:0 3:10Gbit 5:400Mbit
+	# dcb passes its rate in bytes per second where the kernel (mlx5)
+	# reads kbit/s, so the rates are given raw ("bps": bytes, not
+	# multiplied): 10 Gb/s and 400 Mb/s in kbit/s
+	rt_dcb maxrate set dev "$DEV" tc-maxrate all:0 3:10000000bps 5:400000bps
 	check_err $? "dcb maxrate set failed"
-	# dcb shows bytes per second
 	sim_expect "tc-maxrate" \
 		"$(sim_json .tc_maxrate dcb -j maxrate show dev "$DEV")" \
-		"[0,0,0,1250000000,0,50000000,0,0]"
+		"[0,0,0,10000000,0,400000,0,0]"
 	log_test "dcb maxrate: per-TC rates read back"
+}
+
+# mlx5 keeps a maxrate as a u8 count of 100 Mb/s up to 25.5 Gb/s, else of
+# 1 Gb/s; above 255 Gb/s the whole set is EINVAL (mlx5e_dcbnl_ieee_setmaxrate,
+# drivers/net/ethernet/mellanox/mlx5/core/en_dcbnl.c, Linux 6.1).  The
+# expected values are dcb's bytes per second of the rounded rates.
+mlx5_maxrate_units() {
+	local want
+
+	RET=0
+	# raw kbit/s, as in dcb_maxrate: 50M, 1050M, 25.5G, 25.6G, 30.5G, 255G
+	rt_dcb maxrate set dev "$DEV" tc-maxrate all:0 1:50000bps 2:1050000bps \
+		3:25500000bps 4:25600000bps 5:30500000bps 6:255000000bps
+	check_err $? "dcb maxrate set failed"
+	# 100M, 1000M, 25.5G, 25G, 30G, 255G
+	want="[0,100000,1000000,25500000,25000000,30000000,255000000,0]"
+	sim_expect "tc-maxrate rounded to mlx5's units" \
+		"$(sim_json .tc_maxrate dcb -j maxrate show dev "$DEV")" "$want"
+	# dcb reports the EINVAL as "Protocol error", which rt_dcb forgives:
+	# the read-back shows the refusal
+	dcb maxrate set dev "$DEV" tc-maxrate 7:256000000bps > /dev/null 2>&1
+	sim_expect "tc-maxrate after a refused 256 Gb/s" \
+		"$(sim_json .tc_maxrate dcb -j maxrate show dev "$DEV")" "$want"
+	rt_dcb maxrate set dev "$DEV" tc-maxrate all:0
+	check_err $? "dcb maxrate set all:0 failed"
+	log_test "mlx5 maxrate: 50M, 1050M, 25.6G, 30.5G read back as 100M, 1000M, 25G, 30G; 255G kept, 256G refused (EINVAL)"
 }
 
 dcb_dcbx() {
@@ -925,7 +956,7 @@ bnxt_no_maxrate_buffer() {
 	sim_expect "errno of an mlx5 maxrate and buffer set" \
 		"$(sim_dcbnl rate-buf "$DEV" 0 0 8000 0 0 0 0 0 4096 2048 0 0 0 0 0 0)" 0
 	sim_expect "mlx5 maxrate" \
-		"$(sim_json .tc_maxrate[2] dcb -j maxrate show dev "$DEV")" 8000
+		"$(sim_json .tc_maxrate[2] dcb -j maxrate show dev "$DEV")" 100000
 	sim_expect "mlx5 buffer" \
 		"$(sim_json .buffer_size[1] dcb -j buffer show dev "$DEV")" 2048
 	n=$(cat "$d2/set_count")

@@ -6,6 +6,7 @@
  * under RTNL.
  */
 
+#include <linux/math64.h>
 #include <linux/netdevice.h>
 #include <linux/rtnetlink.h>
 #include <net/dcbnl.h>
@@ -161,15 +162,40 @@ static int rsim_ieee_getmaxrate(struct net_device *dev,
 	return 0;
 }
 
+/*
+ * Only mlx5 has a maxrate op here.  Its port keeps a u8 count of 100 Mb/s
+ * up to 25.5 Gb/s, else of 1 Gb/s up to 255 Gb/s; a rate is rounded down
+ * to its unit (a nonzero rate below 100 Mb/s to 100 Mb/s), one above
+ * 255 Gb/s refuses the whole set with EINVAL, and the get reads back the
+ * rounded rates (mlx5e_dcbnl_ieee_setmaxrate/getmaxrate, en_dcbnl.c,
+ * Linux 6.1).  Rates are in kbit/s.
+ */
+#define RSIM_MLX5_100MBPS	100000ULL
+#define RSIM_MLX5_1GBPS		1000000ULL
+
 static int rsim_ieee_setmaxrate(struct net_device *dev,
 				struct ieee_maxrate *maxrate)
 {
 	struct rsim_dev *rsim = rsim_from_netdev(dev);
-	int err;
+	struct ieee_maxrate kept = {};
+	int err, i;
 
 	if (!rsim_set_begin(rsim, &err))
 		return err;
-	rsim->maxrate = *maxrate;
+	for (i = 0; i < IEEE_8021QAZ_MAX_TCS; i++) {
+		u64 r = maxrate->tc_maxrate[i];
+		u64 unit = r <= 255 * RSIM_MLX5_100MBPS ? RSIM_MLX5_100MBPS :
+							  RSIM_MLX5_1GBPS;
+
+		if (r > 255 * RSIM_MLX5_1GBPS) {
+			netdev_err(dev, "tc_%d maxrate %llu Kbps exceeds limit %llu\n",
+				   i, r, 255 * RSIM_MLX5_1GBPS);
+			return -EINVAL;
+		}
+		if (r)
+			kept.tc_maxrate[i] = max(div64_u64(r, unit), 1ULL) * unit;
+	}
+	rsim->maxrate = kept;
 	return 0;
 }
 

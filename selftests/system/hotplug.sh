@@ -12,7 +12,9 @@
 # is READY with its STATUS=, puts back what was changed on the sim NIC by
 # hand (dcb and its DCQCN debugfs file), stays running when the NIC goes,
 # and stops cleanly.  An rxe device on a veth whose name needs systemd
-# escaping starts the unit through the infiniband rule.
+# escaping starts the unit through the infiniband rule.  A bnxt_re sim NIC
+# gets its DCQCN settings through the unit, in bnxt_re's mode-0400 debugfs
+# files (the unit's CAP_DAC_OVERRIDE).
 
 ALL_TESTS="
 	boot_systemd
@@ -25,6 +27,7 @@ ALL_TESTS="
 	agent_stop
 	rxe_apply
 	rxe_remove
+	bnxt_apply
 	no_failed_units
 "
 
@@ -41,6 +44,11 @@ RXE_DEV=rxe_rt0
 RXE_UNIT='rocetune-apply@rt\x2dva.service'
 PROFILE=/etc/rocetune/10-selftest-sim.conf
 SIM_CC=/sys/kernel/debug/mlx5/rocetune_sim$SIM_ID/cc_params
+BNXT_ID=$((SIM_ID + 1))
+BNXT_DEV=rsim$BNXT_ID
+BNXT_UNIT=rocetune-apply@$BNXT_DEV.service
+BNXT_PROFILE=/etc/rocetune/20-selftest-bnxt.conf
+BNXT_CC=/sys/kernel/debug/bnxt_re/rocetune_sim$BNXT_ID/cc_config
 AGENT=rocetuned.service
 agent_pid=
 # Seconds from a device's creation to its profile applied.
@@ -52,7 +60,8 @@ cleanup() {
 	rdma link del "$RXE_DEV" 2> /dev/null
 	ip link del "$RXE_NETDEV" 2> /dev/null
 	[ -e "$SIM_BUS/devices/rocetune_sim$SIM_ID" ] && echo "$SIM_ID" > "$SIM_BUS/del_device"
-	rm -f "$PROFILE"
+	[ -e "$SIM_BUS/devices/rocetune_sim$BNXT_ID" ] && echo "$BNXT_ID" > "$SIM_BUS/del_device"
+	rm -f "$PROFILE" "$BNXT_PROFILE"
 	rm -rf "${RT_TMP:-}"
 }
 trap cleanup EXIT
@@ -191,7 +200,7 @@ sim_apply() {
 	cat > "$PROFILE" <<- EOF
 		[Match]
 		Driver=mlx5_core
-		Name=rsim*
+		Name=$SIM_DEV
 
 		[Lossless]
 		Trust=dscp
@@ -334,6 +343,49 @@ rxe_remove() {
 	[ -z "$(failed_units)" ]
 	check_err $? "failed units: $(failed_units | tr '\n' ' ')"
 	log_test "rxe and its netdev removed: $RXE_UNIT stopped, no failed unit"
+}
+
+# bnxt_re's cc_config files are mode 0400 (bnxt_re/debugfs.c, Linux 6.12):
+# root writes them only with CAP_DAC_OVERRIDE, which the installed unit
+# must keep in its bounding set.
+bnxt_apply() {
+	local t0 ms caps mode g dscp
+
+	RET=0
+	cat > "$BNXT_PROFILE" <<- EOF
+		[Match]
+		Driver=bnxt_en
+		Name=$BNXT_DEV
+
+		[DCQCN]
+		Enable=yes
+		CNPDSCP=46
+		G=4
+	EOF
+	t0=$(up_ms)
+	echo "$BNXT_ID bnxt_re" > "$SIM_BUS/new_device"
+	check_err $? "new_device bnxt_re failed"
+	wait_state "$BNXT_UNIT" active "$APPLY_SECS"
+	check_err $? "$BNXT_UNIT is $(prop "$BNXT_UNIT" ActiveState) after ${APPLY_SECS}s"
+	journalctl -b -u "$BNXT_UNIT" -o cat --no-pager | sed 's/^/#   /'
+	unit_ok "$BNXT_UNIT"
+	check_err $? "$BNXT_UNIT: result $(prop "$BNXT_UNIT" Result), exit $(prop "$BNXT_UNIT" ExecMainStatus)"
+	caps=" $(prop "$BNXT_UNIT" CapabilityBoundingSet) "
+	[[ $caps == *" cap_dac_override "* && $caps == *" cap_net_admin "* ]]
+	check_err $? "$BNXT_UNIT's CapabilityBoundingSet is$caps"
+	mode=$(stat -c '%a %U' "$BNXT_CC/run_avg_weight_g")
+	[ "$mode" = "400 root" ]
+	check_err $? "$BNXT_CC/run_avg_weight_g is $mode, not 400 root"
+	read -r g < "$BNXT_CC/run_avg_weight_g" && read -r dscp < "$BNXT_CC/alt_vlan_dscp"
+	check_err $? "cannot read $BNXT_CC"
+	[ "$g" = 4 ] && [ "$dscp" = 46 ]
+	check_err $? "$BNXT_DEV: run_avg_weight_g $g, alt_vlan_dscp $dscp (not 4, 46)"
+	ms=$(applied_ms "$BNXT_UNIT" "$t0")
+	echo "$BNXT_ID" > "$SIM_BUS/del_device"
+	check_err $? "del_device bnxt_re failed"
+	wait_state "$BNXT_UNIT" inactive 30
+	check_err $? "$BNXT_UNIT is $(prop "$BNXT_UNIT" ActiveState) after the NIC went"
+	log_test "bnxt_re sim NIC: $BNXT_UNIT (${caps:1:-1}) wrote its 0400 cc_config files in $ms ms"
 }
 
 no_failed_units() {

@@ -509,9 +509,10 @@ rp_in_order() {
 	rc=$?
 	PAIR_START=
 	RP_PARAMS=$RP_PARAMS_SAVED
-	# fq's statistics: the flows throttled now, and the times it did.
+	# fq's statistics ("throttled N" twice: the flows throttled now, and
+	# the times a flow was held for its departure time): the larger.
 	throttled=$(tc -s qdisc show dev "$RT_NETDEV0" root |
-		grep -o '[0-9]* throttled' | awk '$1 > m { m = $1 } END { print m + 0 }')
+		grep -o 'throttled [0-9]*' | awk '$2 > m { m = $2 } END { print m + 0 }')
 	rp_unmark
 	tc qdisc del dev "$RT_NETDEV0" root
 	check_err "$rc" "ib_write_bw failed: $(tail -n 1 "$OUT/order-client.log")"

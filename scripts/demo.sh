@@ -120,7 +120,10 @@ printf '%s\n' "$out" | sed 's/^/    /'
 [ "$out" = "1 profile OK" ] || die "profile check said '$out', not '1 profile OK'"
 echo "    \$ rocetune profile diff"
 out=$("$RT" profile diff 2>&1)
+rc=$?
 printf '%s\n' "$out" | sed 's/^/    /'
+echo "    (exit status $rc: 1 means the NICs differ from their profile, as diff(1))"
+[ "$rc" = 1 ] || die "profile diff exited $rc before the apply, not 1 (differs)"
 grep -q 'Enable' <<< "$out" || die "profile diff shows no DCQCN difference before the apply"
 echo "    \$ rocetune profile apply"
 out=$("$RT" profile apply 2>&1) || die "profile apply failed: $out"

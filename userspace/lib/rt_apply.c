@@ -6,28 +6,15 @@
  */
 #define _GNU_SOURCE		/* secure_getenv() */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "rt_util.h"
 #include "rt_apply.h"
-
-#define RT_LOCK_WAIT_MS		10000
-#define RT_JOURNAL_MAGIC	"rocetune-journal 1"
-
-const char *rt_run_dir(void)
-{
-	const char *s = secure_getenv("ROCETUNE_RUN_DIR");
-
-	return s && *s ? s : "/run/rocetune";
-}
 
 /* Ordering -------------------------------------------------------------- */
 
@@ -110,30 +97,7 @@ const char *rt_result_name(enum rt_result r)
 	return r < sizeof(names) / sizeof(names[0]) ? names[r] : "?";
 }
 
-/* Lock and journal ------------------------------------------------------ */
-
-static int rt_run_path(char *buf, size_t len, const char *netdev,
-		       const char *suffix)
-{
-	int n = snprintf(buf, len, "%s/%s.%s", rt_run_dir(), netdev, suffix);
-
-	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
-}
-
-static int rt_mkdir_run(char *msg, size_t len)
-{
-	const char *dir = rt_run_dir();
-
-	if (mkdir(dir, 0755) && errno != EEXIST) {
-		int err = -errno;
-
-		rt_fmt(msg, len, "cannot create %s: %s%s", dir,
-			 strerror(errno),
-			 errno == EACCES ? " (applying a profile needs root)" : "");
-		return err;
-	}
-	return 0;
-}
+/* The journal (rt_run.c) ------------------------------------------------ */
 
 static void rt_sleep_ms(unsigned int ms)
 {
@@ -143,188 +107,46 @@ static void rt_sleep_ms(unsigned int ms)
 		;
 }
 
-/* Take the NIC's lock, waiting up to RT_LOCK_WAIT_MS; the fd or -errno. */
-static int rt_lock(const char *netdev, char *msg, size_t len)
-{
-	char path[1024], holder[32] = "";
-	unsigned int waited = 0;
-	int fd, err;
-
-	err = rt_mkdir_run(msg, len);
-	if (err)
-		return err;
-	if (rt_run_path(path, sizeof(path), netdev, "lock")) {
-		rt_fmt(msg, len, "%s: name too long", netdev);
-		return -ENAMETOOLONG;
-	}
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (fd < 0) {
-		err = -errno;
-		rt_fmt(msg, len, "cannot open %s: %s", path, strerror(errno));
-		return err;
-	}
-	while (flock(fd, LOCK_EX | LOCK_NB)) {
-		if (errno != EWOULDBLOCK || waited >= RT_LOCK_WAIT_MS) {
-			ssize_t n = pread(fd, holder, sizeof(holder) - 1, 0);
-
-			holder[n > 0 ? n : 0] = '\0';
-			holder[strcspn(holder, "\n")] = '\0';
-			rt_fmt(msg, len,
-				 "%s is locked by another rocetune applying a profile (pid %s); gave up after %u s",
-				 netdev, holder[0] ? holder : "?",
-				 RT_LOCK_WAIT_MS / 1000);
-			close(fd);
-			return -EBUSY;
-		}
-		rt_sleep_ms(100);
-		waited += 100;
-	}
-	if (!ftruncate(fd, 0))
-		dprintf(fd, "%d\n", (int)getpid());
-	return fd;
-}
-
-static void rt_unlock(int fd)
-{
-	if (fd >= 0)
-		close(fd);	/* releases the flock */
-}
-
-bool rt_journal_pending(const char *netdev)
-{
-	char path[1024];
-
-	return !rt_run_path(path, sizeof(path), netdev, "journal") &&
-	       !access(path, F_OK);
-}
-
 /* Write the snapshot of the settings about to change, durably. */
-static int rt_journal_write(const struct rt_nic *nic,
-			    const struct rt_profile *p,
-			    const struct rt_state *snap, char *msg, size_t len)
+static int rt_journal_save(const struct rt_nic *nic,
+			   const struct rt_profile *p,
+			   const struct rt_state *snap, char *msg, size_t len)
 {
-	char path[1024], tmp[1040];
-	unsigned int i, j;
-	FILE *f;
-	int fd;
+	struct rt_journal *j = calloc(1, sizeof(*j));
+	int err;
 
-	if (rt_run_path(path, sizeof(path), nic->id.netdev, "journal"))
-		return -ENAMETOOLONG;
-	rt_fmt(tmp, sizeof(tmp), "%s.tmp", path);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
-		  0600);
-	f = fd >= 0 ? fdopen(fd, "w") : NULL;
-	if (!f) {
-		int err = -errno;
-
-		rt_fmt(msg, len, "cannot write the journal %s: %s", tmp,
-			 strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return err;
+	if (!j) {
+		rt_fmt(msg, len, "out of memory");
+		return -ENOMEM;
 	}
-	fprintf(f, "%s\nnetdev %s\nifindex %d\npid %d\nprofile %s\n",
-		RT_JOURNAL_MAGIC, nic->id.netdev, nic->ifindex, (int)getpid(),
-		p ? p->path : "-");
-	for (i = 0; i < snap->n; i++) {
-		const struct rt_setting *s = &snap->s[i];
-
-		fprintf(f, "s %d %u %d %u", (int)s->kind, s->key,
-			(int)s->absent, s->n);
-		for (j = 0; j < s->n; j++)
-			fprintf(f, " %" PRIu64, s->v[j]);
-		fputc('\n', f);
+	err = rt_journal_path(nic->id.netdev, j->path, sizeof(j->path));
+	if (!err) {
+		rt_fmt(j->netdev, sizeof(j->netdev), "%s", nic->id.netdev);
+		j->ifindex = nic->ifindex;
+		j->pid = (int)getpid();
+		j->time = (int64_t)time(NULL);
+		rt_fmt(j->profile, sizeof(j->profile), "%s", p ? p->path : "");
+		rt_fmt(j->driver, sizeof(j->driver), "%s", nic->id.driver);
+		rt_fmt(j->bus_info, sizeof(j->bus_info), "%s",
+		       nic->id.bus_info);
+		rt_fmt(j->rdma_dev, sizeof(j->rdma_dev), "%s",
+		       nic->id.rdma_dev);
+		j->snap = *snap;
+		err = rt_journal_write(j, msg, len);
+	} else {
+		rt_fmt(msg, len, "%s: name too long for a journal",
+		       nic->id.netdev);
 	}
-	if (fflush(f) || fsync(fileno(f))) {
-		rt_fmt(msg, len, "cannot write the journal %s: %s", tmp,
-			 strerror(errno));
-		fclose(f);
-		unlink(tmp);
-		return -EIO;
-	}
-	fclose(f);
-	if (rename(tmp, path)) {
-		int err = -errno;
-
-		rt_fmt(msg, len, "cannot write the journal %s: %s", path,
-			 strerror(errno));
-		unlink(tmp);
-		return err;
-	}
-	return 0;
+	free(j);
+	return err;
 }
 
 static void rt_journal_remove(const char *netdev)
 {
 	char path[1024];
 
-	if (!rt_run_path(path, sizeof(path), netdev, "journal"))
+	if (!rt_journal_path(netdev, path, sizeof(path)))
 		unlink(path);
-}
-
-/*
- * Read the journal of @netdev into @snap.  Returns 1 when there is one,
- * 0 when there is none, -errno when it is unreadable.  @ifindex gets the
- * ifindex the NIC had, @pid the writer.
- */
-static int rt_journal_read(const char *netdev, struct rt_state *snap,
-			   int *ifindex, int *pid, char *msg, size_t len)
-{
-	char path[1024], line[1024];
-	bool magic = false;
-	FILE *f;
-
-	if (rt_run_path(path, sizeof(path), netdev, "journal"))
-		return 0;
-	f = fopen(path, "re");
-	if (!f)
-		return errno == ENOENT ? 0 : -errno;
-	memset(snap, 0, sizeof(*snap));
-	*ifindex = 0;
-	*pid = 0;
-	while (fgets(line, sizeof(line), f)) {
-		struct rt_setting *s;
-		int kind, absent, off;
-		unsigned int key, n, j;
-		char *p;
-
-		line[strcspn(line, "\n")] = '\0';
-		if (!strcmp(line, RT_JOURNAL_MAGIC)) {
-			magic = true;
-		} else if (sscanf(line, "ifindex %d", ifindex) == 1 ||
-			   sscanf(line, "pid %d", pid) == 1) {
-			continue;
-		} else if (sscanf(line, "s %d %u %d %u%n", &kind, &key,
-				  &absent, &n, &off) == 4) {
-			if (kind < RT_SK_ETS || kind > RT_SK_CC ||
-			    n > RT_SET_MAXV)
-				goto bad;
-			s = rt_state_add(snap, kind, key);
-			if (!s)
-				goto bad;
-			s->absent = absent;
-			s->n = n;
-			p = line + off;
-			for (j = 0; j < n; j++) {
-				char *end;
-
-				s->v[j] = strtoull(p, &end, 10);
-				if (end == p)
-					goto bad;
-				p = end;
-			}
-		}
-	}
-	fclose(f);
-	if (!magic) {
-		rt_fmt(msg, len, "%s is not a rocetune journal", path);
-		return -EINVAL;
-	}
-	return 1;
-bad:
-	fclose(f);
-	rt_fmt(msg, len, "%s is damaged: \"%s\"", path, line);
-	return -EINVAL;
 }
 
 /* Converging a NIC to a target state ------------------------------------ */
@@ -538,7 +360,7 @@ static int rt_converge(const struct rt_backend_ops *ops, void *ctx,
 				 emsg[0] ? emsg : strerror(-err));
 			ret = err;
 		}
-		if (!restore || err == -ENODEV)
+		if (!restore || err == -ENODEV || err == -ESTALE)
 			break;
 	}
 	free(w);
@@ -590,7 +412,10 @@ static int rt_read(const struct rt_backend_ops *ops, void *ctx,
 
 /*
  * Bring @nic back to @snap and check it; fills res->result and
- * res->state.  Returns 0 when the NIC is as in @snap.
+ * res->state.  Returns 0 when the NIC is as in @snap, -ENODEV when it is
+ * gone (nothing left to restore), -ESTALE when its name no longer leads
+ * to it (renamed or replaced: nothing more is written by that name), else
+ * -EIO.
  */
 static int rt_restore(const struct rt_backend_ops *ops, void *ctx,
 		      const struct rt_nic *nic, const struct rt_state *snap,
@@ -605,14 +430,21 @@ static int rt_restore(const struct rt_backend_ops *ops, void *ctx,
 	if (!err)
 		err = rt_converge(ops, ctx, nic, snap, &ns->st, true, writes,
 				  msg, sizeof(msg));
-	if (err != -ENODEV)
+	if (err != -ENODEV && err != -ESTALE)
 		err = rt_read(ops, ctx, nic, need, ns, msg, sizeof(msg));
 	if (err == -ENODEV) {
 		res->result = RT_RES_VANISHED;
 		rt_fmt(res->state, sizeof(res->state),
-			 "%s disappeared: there is nothing left to restore",
-			 nic->id.netdev);
-		return -1;
+		       "%s disappeared: there is nothing left to restore",
+		       nic->id.netdev);
+		return -ENODEV;
+	}
+	if (err == -ESTALE) {
+		res->result = RT_RES_VANISHED;
+		rt_fmt(res->state, sizeof(res->state),
+		       "%s: nothing more was written by that name; the journal keeps the old values for the device under its new name (%s)",
+		       nic->id.netdev, msg);
+		return -ESTALE;
 	}
 	bad = rt_mismatches(snap, &ns->st, msg, sizeof(msg), "was");
 	if (bad) {
@@ -620,7 +452,7 @@ static int rt_restore(const struct rt_backend_ops *ops, void *ctx,
 		rt_fmt(res->state, sizeof(res->state),
 			 "%s is NOT as it was: %u setting%s differ: %s",
 			 nic->id.netdev, bad, bad == 1 ? "" : "s", msg);
-		return -1;
+		return -EIO;
 	}
 	res->result = RT_RES_ROLLED_BACK;
 	rt_fmt(res->state, sizeof(res->state),
@@ -629,47 +461,63 @@ static int rt_restore(const struct rt_backend_ops *ops, void *ctx,
 	return 0;
 }
 
-/* Undo what an interrupted apply left, as its journal says. */
+/*
+ * Undo what an interrupted apply left, as its journal says (found by the
+ * NIC's name or ifindex, rt_journal_find()).  A journal that cannot be
+ * restored stays, with its failure counted in it; one that blocks the NIC
+ * (damaged, another NIC's) stays untouched: both until restored or
+ * discarded ("rocetune profile journal discard").
+ */
 static int rt_recover(const struct rt_backend_ops *ops, void *ctx,
 		      const struct rt_nic *nic, struct rt_nic_state *ns,
 		      struct rt_apply_result *res)
 {
-	struct rt_state *snap;
+	struct rt_journal *j;
 	struct rt_apply_result *tmp;
-	int ifindex, pid, ret;
+	char msg[256];
+	int ret;
 
-	snap = calloc(1, sizeof(*snap));
+	j = calloc(1, sizeof(*j));
 	tmp = calloc(1, sizeof(*tmp));
-	if (!snap || !tmp) {
-		free(snap);
+	if (!j || !tmp) {
+		free(j);
 		free(tmp);
 		return -ENOMEM;
 	}
-	ret = rt_journal_read(nic->id.netdev, snap, &ifindex, &pid, res->error,
-			      sizeof(res->error));
+	ret = rt_journal_find(nic, j, res->error, sizeof(res->error));
 	if (ret <= 0)
 		goto out;
-	if (ifindex != nic->ifindex) {
-		/* Another device of that name: the journal is not its own. */
-		rt_journal_remove(nic->id.netdev);
-		ret = 0;
+	ret = rt_restore(ops, ctx, nic, &j->snap, ns, &res->recovered_writes,
+			 tmp);
+	if (!ret || ret == -ENODEV)
+		unlink(j->path);	/* restored, or nothing to restore */
+	if (!ret) {
+		res->recovered = true;
 		goto out;
 	}
-	ret = rt_restore(ops, ctx, nic, snap, ns, &res->recovered_writes, tmp);
-	if (ret) {
-		res->result = tmp->result;
+	res->result = tmp->result;
+	rt_fmt(res->state, sizeof(res->state), "%s", tmp->state);
+	if (ret == -ENODEV || ret == -ESTALE) {
 		rt_fmt(res->error, sizeof(res->error),
-			 "an interrupted apply (pid %d) left a journal, and restoring it failed",
-			 pid);
-		rt_fmt(res->state, sizeof(res->state), "%s", tmp->state);
-		ret = -EIO;
+		       "an interrupted apply (pid %d) left the journal %s, and %s",
+		       j->pid, j->path, ret == -ENODEV ?
+		       "the NIC disappeared while it was restored" :
+		       "the NIC was renamed or replaced while it was restored");
 		goto out;
 	}
-	rt_journal_remove(nic->id.netdev);
-	res->recovered = true;
-	ret = 0;
+	j->failures++;
+	rt_fmt(j->last_error, sizeof(j->last_error), "%s", tmp->state);
+	msg[0] = '\0';
+	if (rt_journal_write(j, msg, sizeof(msg)))
+		rt_fmt(msg + strlen(msg), sizeof(msg) - strlen(msg), "%s",
+		       " (the failure is not counted in it)");
+	rt_fmt(res->error, sizeof(res->error),
+	       "an interrupted apply (pid %d) left the journal %s, and restoring it failed (%u time%s)%s; it stays: the next apply tries again, \"rocetune profile journal discard dev %s\" drops it",
+	       j->pid, j->path, j->failures, j->failures == 1 ? "" : "s",
+	       msg, nic->id.netdev);
+	ret = -EIO;
 out:
-	free(snap);
+	free(j);
 	free(tmp);
 	return ret;
 }
@@ -712,7 +560,7 @@ int rt_apply_nic(const struct rt_backend_ops *ops, void *ctx,
 	struct rt_state *want = NULL, *snap = NULL;
 	unsigned int need = rt_want_needs(p), i;
 	char msg[1024] = "";
-	int lock = -1, err, ret = -1;
+	int lock[2] = { -1, -1 }, err, ret = -1;
 
 	memset(res, 0, sizeof(*res));
 	res->result = RT_RES_ERROR;
@@ -724,8 +572,7 @@ int rt_apply_nic(const struct rt_backend_ops *ops, void *ctx,
 		goto out;
 	}
 	if (!dry_run) {
-		lock = rt_lock(nic->id.netdev, res->error, sizeof(res->error));
-		if (lock < 0)
+		if (rt_nic_lock(nic, lock, res->error, sizeof(res->error)))
 			goto out;
 		if (rt_recover(ops, ctx, nic, ns, res))
 			goto out;
@@ -733,7 +580,8 @@ int rt_apply_nic(const struct rt_backend_ops *ops, void *ctx,
 
 	err = rt_read(ops, ctx, nic, need, ns, msg, sizeof(msg));
 	if (err) {
-		res->result = err == -ENODEV ? RT_RES_VANISHED : RT_RES_ERROR;
+		res->result = err == -ENODEV || err == -ESTALE ?
+			      RT_RES_VANISHED : RT_RES_ERROR;
 		rt_fmt(res->error, sizeof(res->error), "%s", msg);
 		goto out;
 	}
@@ -778,7 +626,7 @@ int rt_apply_nic(const struct rt_backend_ops *ops, void *ctx,
 		goto out;
 	}
 
-	if (rt_journal_write(nic, p, snap, res->error, sizeof(res->error)))
+	if (rt_journal_save(nic, p, snap, res->error, sizeof(res->error)))
 		goto out;
 	err = rt_converge(ops, ctx, nic, want, &ns->st, false, &res->writes,
 			  msg, sizeof(msg));
@@ -802,11 +650,19 @@ int rt_apply_nic(const struct rt_backend_ops *ops, void *ctx,
 		goto out;
 	}
 	rt_fmt(res->error, sizeof(res->error), "%s", msg);
-	if (!rt_restore(ops, ctx, nic, snap, ns, &res->restore_writes, res) ||
-	    res->result == RT_RES_VANISHED)
+	if (err == -ESTALE) {
+		/* Renamed or replaced: writing by the name may reach another. */
+		res->result = RT_RES_VANISHED;
+		rt_fmt(res->state, sizeof(res->state),
+		       "nothing more was written to %s and nothing restored; the journal keeps its old values: the next apply to the NIC under its new name restores them",
+		       nic->id.netdev);
+		goto out;
+	}
+	err = rt_restore(ops, ctx, nic, snap, ns, &res->restore_writes, res);
+	if (!err || err == -ENODEV)
 		rt_journal_remove(nic->id.netdev);
 out:
-	rt_unlock(lock);
+	rt_nic_unlock(lock);
 	free(ns);
 	free(want);
 	free(snap);

@@ -7,8 +7,9 @@
  * DSCP->priority APP entry per DSCP, apptrust, the PFC storm prevention
  * timeout, one vendor DCQCN parameter each.  Applying a profile is:
  *
- *   lock the NIC -> finish a journal an interrupted apply left (restore its
- *   snapshot) -> read the current state -> build the wanted state from the
+ *   lock the NIC (by name and ifindex) -> finish a journal an interrupted
+ *   apply left (check it, restore its snapshot; a damaged journal, or one
+ *   of another NIC, blocks the apply until discarded: rt_run.h) -> read the current state -> build the wanted state from the
  *   profile (rt_want.c; NIC-dependent checks, nothing written on error) ->
  *   diff -> write the journal (the old value of every setting to write) ->
  *   write the differing settings one by one in a safe order -> read
@@ -35,6 +36,7 @@
 
 #include "rt_nic.h"
 #include "rt_profile.h"
+#include "rt_run.h"
 #include "rt_setting.h"
 #include "rt_want.h"
 
@@ -83,14 +85,5 @@ struct rt_apply_result {
 int rt_apply_nic(const struct rt_backend_ops *ops, void *ctx,
 		 const struct rt_nic *nic, const struct rt_profile *p,
 		 bool dry_run, struct rt_apply_result *res);
-
-/*
- * rt_run_dir() - $ROCETUNE_RUN_DIR when set, else /run/rocetune: the
- * per-NIC lock files and journals.
- */
-const char *rt_run_dir(void);
-
-/* rt_journal_pending() - an interrupted apply left a journal for @netdev. */
-bool rt_journal_pending(const char *netdev);
 
 #endif /* RT_APPLY_H */

@@ -696,6 +696,35 @@ static void rt_read_cc(const struct rt_nic *nic, struct rt_nic_state *ns)
 	ns->cc_ok = true;
 }
 
+/*
+ * Does @nic's name still lead to its ifindex?  0; -ENODEV when the NIC is
+ * gone; -ESTALE when it lives on under another name, or another device
+ * has its name: then nothing may be written by the name.
+ */
+static int rt_sys_same_nic(const struct rt_nic *nic, char *msg, size_t len)
+{
+	char now[IF_NAMESIZE] = "";
+	unsigned int idx = if_nametoindex(nic->id.netdev);
+	bool alive;
+
+	if (nic->ifindex > 0 && (int)idx == nic->ifindex)
+		return 0;
+	alive = nic->ifindex > 0 &&
+		if_indextoname((unsigned int)nic->ifindex, now);
+	if (alive)
+		rt_fmt(msg, len,
+		       "%s (ifindex %d) was renamed to %s%s", nic->id.netdev,
+		       nic->ifindex, now, idx ? "; its old name is another device's" : "");
+	else if (idx)
+		rt_fmt(msg, len,
+		       "%s is another device now (ifindex %u, was %d): the NIC was removed or replaced",
+		       nic->id.netdev, idx, nic->ifindex);
+	else
+		rt_fmt(msg, len, "%s is gone (the network interface was removed or renamed)",
+		       nic->id.netdev);
+	return alive ? -ESTALE : -ENODEV;
+}
+
 static int rt_sys_read(void *ctxp, const struct rt_nic *nic,
 		       unsigned int need, struct rt_nic_state *ns, char *msg,
 		       size_t len)
@@ -703,13 +732,10 @@ static int rt_sys_read(void *ctxp, const struct rt_nic *nic,
 	struct rt_sys_ctx *ctx = ctxp;
 	uint16_t ms;
 	struct rt_setting *s;
+	int err = rt_sys_same_nic(nic, msg, len);
 
-	if (nic->ifindex <= 0 ||
-	    (int)if_nametoindex(nic->id.netdev) != nic->ifindex) {
-		rt_fmt(msg, len, "%s is gone (the network interface was removed or renamed)",
-			 nic->id.netdev);
-		return -ENODEV;
-	}
+	if (err)
+		return err;
 	if (need & RT_NEED_DCB)
 		rt_read_dcb(ctx, nic, ns);
 	if (need & RT_NEED_STORM) {
@@ -729,9 +755,9 @@ static int rt_sys_read(void *ctxp, const struct rt_nic *nic,
 	return 0;
 }
 
-static int rt_sys_write(void *ctxp, const struct rt_nic *nic,
-			const struct rt_setting *want,
-			const struct rt_setting *cur, char *msg, size_t len)
+static int rt_sys_write_one(void *ctxp, const struct rt_nic *nic,
+			    const struct rt_setting *want,
+			    const struct rt_setting *cur, char *msg, size_t len)
 {
 	struct rt_sys_ctx *ctx = ctxp;
 	const char *ifname = nic->id.netdev;
@@ -805,6 +831,33 @@ static int rt_sys_write(void *ctxp, const struct rt_nic *nic,
 	}
 	rt_fmt(msg, len, "unknown setting");
 	return -EINVAL;
+}
+
+/*
+ * Every write addresses the NIC by its name (DCB netlink and the ethtool
+ * ioctl take nothing else), so the name is checked to lead to the NIC's
+ * ifindex before each write, and again after it: a rename racing the
+ * write itself is reported, not taken for success.
+ */
+static int rt_sys_write(void *ctxp, const struct rt_nic *nic,
+			const struct rt_setting *want,
+			const struct rt_setting *cur, char *msg, size_t len)
+{
+	char name[64], why[512];
+	int err;
+
+	err = rt_sys_same_nic(nic, msg, len);
+	if (err)
+		return err;
+	err = rt_sys_write_one(ctxp, nic, want, cur, msg, len);
+	if (rt_sys_same_nic(nic, why, sizeof(why))) {
+		rt_setting_name(want, name, sizeof(name));
+		rt_fmt(msg, len,
+		       "%s changed during the write of %s, which may have reached another device: %s",
+		       nic->id.netdev, name, why);
+		return -ESTALE;
+	}
+	return err;
 }
 
 const struct rt_backend_ops rt_backend_sys = {

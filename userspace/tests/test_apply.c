@@ -16,6 +16,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <cmocka.h>
 
@@ -39,6 +41,9 @@ struct model {
 	unsigned int ignore_at;		/* write that is ignored */
 	unsigned int gone_at;		/* write after which the NIC is gone */
 	unsigned int crash_at;		/* write at which the process dies */
+	unsigned int rename_at;		/* write after which it is "model1" */
+	char name[16];			/* the NIC's name and ifindex now: */
+	int ifindex;			/* others are refused, as rt_want.c */
 	bool gone;
 	bool rxe;			/* refuses a min rate above the max,
 					 * as rocetune.ko does */
@@ -79,17 +84,31 @@ static int model_app_write(struct model *m, struct rt_setting *s,
 	return 0;
 }
 
+/* The system backend's contract: the name must lead to the ifindex. */
+static int model_same_nic(const struct model *m, const struct rt_nic *nic,
+			  char *msg, size_t len)
+{
+	if (!strcmp(nic->id.netdev, m->name) && nic->ifindex == m->ifindex)
+		return 0;
+	snprintf(msg, len, "%s is %s now", nic->id.netdev,
+		 nic->ifindex == m->ifindex ? "renamed" : "another device");
+	return nic->ifindex == m->ifindex ? -ESTALE : -ENODEV;
+}
+
 static int model_read(void *ctx, const struct rt_nic *nic, unsigned int need,
 		      struct rt_nic_state *ns, char *msg, size_t len)
 {
 	struct model *m = ctx;
 	unsigned int i;
+	int err;
 
-	(void)nic;
 	if (m->gone) {
 		snprintf(msg, len, "gone");
 		return -ENODEV;
 	}
+	err = model_same_nic(m, nic, msg, len);
+	if (err)
+		return err;
 	for (i = 0; i < m->st.n; i++) {
 		enum rt_set_kind k = m->st.s[i].kind;
 
@@ -115,11 +134,16 @@ static int model_write(void *ctx, const struct rt_nic *nic,
 	struct model *m = ctx;
 	struct rt_setting *s;
 	unsigned int i;
+	int err;
 
-	(void)nic;
 	if (m->gone)
 		return -ENODEV;
+	err = model_same_nic(m, nic, msg, len);
+	if (err)
+		return err;
 	m->writes++;
+	if (m->writes == m->rename_at)
+		strcpy(m->name, "model1");
 	m->order[m->writes - 1] = want->kind;
 	m->order_absent[m->writes - 1] = want->absent;
 	m->order_key[m->writes - 1] = want->key;
@@ -154,7 +178,7 @@ static int model_write(void *ctx, const struct rt_nic *nic,
 		if (s->kind != want->kind || s->key != want->key)
 			continue;
 		if (want->kind == RT_SK_DSCP) {
-			int err = model_app_write(m, s, want, cur);
+			err = model_app_write(m, s, want, cur);
 
 			if (err)
 				snprintf(msg, len, "APP entry refused");
@@ -177,6 +201,8 @@ static void model_init(struct model *m)
 	unsigned int i;
 
 	memset(m, 0, sizeof(*m));
+	strcpy(m->name, "model0");
+	m->ifindex = 42;
 	m->fail_err = -EINVAL;
 	m->has_maxrate = true;
 	s = rt_state_add(&m->st, RT_SK_ETS, 0);
@@ -1121,6 +1147,346 @@ static void pfc_move_with_buffer_is_split(void **state)
 	fixture_free(f);
 }
 
+/* Journals (lib/rt_run.c) ------------------------------------------------ */
+
+/* Kill an apply of @f at write @k, as SIGKILL would: it leaves a journal. */
+static void crash_apply_at(struct fixture *f, unsigned int k)
+{
+	int status;
+	pid_t pid;
+
+	f->m.crash_at = k;
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		rt_apply_nic(&model_ops, &f->m, &f->nic, &f->p, false,
+			     &f->res);
+		_exit(0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 9);
+	f->m.crash_at = 0;
+	f->m.writes = 0;
+}
+
+static void write_run_file(const char *name, const char *text)
+{
+	char path[256];
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/%s", rundir, name);
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	fputs(text, fp);
+	assert_int_equal(fclose(fp), 0);
+}
+
+/* Discard the journals of @netdev; how many there were. */
+static unsigned int discard(const char *netdev)
+{
+	struct rt_journal *v = NULL;
+	unsigned int n = 0;
+	char msg[512] = "";
+	int ret;
+
+	ret = rt_journal_discard(netdev, &v, &n, msg, sizeof(msg));
+	assert_true(ret >= 0);
+	assert_int_equal((unsigned int)ret, n);
+	free(v);
+	return n;
+}
+
+#define JHEAD	"rocetune-journal 1\nnetdev model0\nifindex 42\npid 7\n"
+
+/*
+ * A damaged journal: the apply writes nothing and says which file and
+ * line and why, the journal stays and is stuck, discard lets applies go
+ * on.  Out-of-range values (which a write would truncate into others)
+ * are damage too.
+ */
+static void damaged_journal_blocks_until_discarded(void **state)
+{
+	static const struct {
+		const char *text, *why;
+	} cases[] = {
+		{ JHEAD "s 1 0 0 4 256 7 0 8\n", "line 5: pfc value 0 is 256, above 255" },
+		{ JHEAD "s 0 0 0 24 0 0 0 9 0 0 0 0 2 2 2 2 2 2 2 2 50 50 0 0 0 0 0 0\n", "traffic class" },
+		{ JHEAD "s 4 26 0 2 8 1\n", "no DSCP entry" },
+		{ JHEAD "s 6 0 0 1 65536\n", "above 65535" },
+		{ JHEAD "s 7 3 0 1 4294967296\n", "above 4294967295" },
+		{ JHEAD "s 1 0 0 4 8 7 0\n", "fewer values than N" },
+		{ JHEAD "s 1 0 0 4 8 7 0 8 9\n", "more values than N" },
+		{ JHEAD "s 1 0 0 4 -1 7 0 8\n", "not a number" },
+		{ JHEAD "s 1 0 0 4 8 7 0 8\ns 1 0 0 4 8 7 0 8\n", "pfc twice" },
+		{ JHEAD "s 9 0 0 1 0\n", "not \"s KIND" },
+		{ JHEAD "s 1 0 0 4 8 7 0 8", "cut off in its last line" },
+		{ JHEAD "colour blue\n", "unknown key" },
+		{ "rocetune-journal 1\nnetdev model0\npid 7\n", "no ifindex line" },
+		{ "rocetune-journal 1\nnetdev eth9\nifindex 42\npid 7\n", "names netdev eth9, not model0" },
+		{ "garbage\n", "line 1: not a rocetune journal" },
+		{ "", "empty" },
+	};
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct fixture *f = fixture_new();
+		char why[1024];
+
+		write_run_file("model0.journal", cases[i].text);
+		assert_int_equal(rt_apply_nic(&model_ops, &f->m, &f->nic,
+					      &f->p, false, &f->res), -1);
+		assert_int_equal(f->res.result, RT_RES_ERROR);
+		if (!strstr(f->res.error, cases[i].why))
+			fail_msg("case %u: \"%s\" does not say \"%s\"", i,
+				 f->res.error, cases[i].why);
+		assert_non_null(strstr(f->res.error, "model0.journal is damaged"));
+		assert_non_null(strstr(f->res.error, "journal discard dev model0"));
+		assert_int_equal(f->m.writes, 0);
+		assert_true(model_same(&f->m, &f->orig));
+		assert_true(rt_journal_pending("model0"));
+		assert_int_equal(rt_journal_status(&f->nic, why, sizeof(why)),
+				 RT_JOURNAL_STUCK);
+		/* It stays stuck: the next apply fails the same way. */
+		assert_int_equal(rt_apply_nic(&model_ops, &f->m, &f->nic,
+					      &f->p, false, &f->res), -1);
+		assert_int_equal(discard("model0"), 1);
+		assert_false(rt_journal_pending("model0"));
+		assert_int_equal(rt_apply_nic(&model_ops, &f->m, &f->nic,
+					      &f->p, false, &f->res), 0);
+		assert_int_equal(f->res.result, RT_RES_APPLIED);
+		assert_false(f->res.recovered);
+		fixture_free(f);
+	}
+}
+
+/*
+ * The NIC of that name is another device now (another ifindex: it was
+ * removed and re-created after a killed apply): its journal is not
+ * restored onto it, nor deleted; the apply says so until it is discarded.
+ */
+static void foreign_ifindex_journal_is_kept_until_discarded(void **state)
+{
+	struct fixture *f = fixture_new();
+	struct model half;
+	char why[1024];
+
+	(void)state;
+	crash_apply_at(f, 4);
+	half = f->m;
+	f->nic.ifindex = 43;
+	f->m.ifindex = 43;
+	assert_int_equal(rt_apply_nic(&model_ops, &f->m, &f->nic, &f->p, false,
+				      &f->res), -1);
+	assert_int_equal(f->res.result, RT_RES_ERROR);
+	assert_non_null(strstr(f->res.error, "when it was ifindex 42"));
+	assert_non_null(strstr(f->res.error, "now ifindex 43"));
+	assert_non_null(strstr(f->res.error, "journal discard dev model0"));
+	assert_int_equal(f->m.writes, 0);
+	assert_true(model_same(&f->m, &half));
+	assert_true(rt_journal_pending("model0"));
+	assert_int_equal(rt_journal_status(&f->nic, why, sizeof(why)),
+			 RT_JOURNAL_STUCK);
+	assert_int_equal(discard("model0"), 1);
+	assert_int_equal(rt_apply_nic(&model_ops, &f->m, &f->nic, &f->p, false,
+				      &f->res), 0);
+	assert_int_equal(f->res.result, RT_RES_APPLIED);
+	assert_false(f->res.recovered);
+	fixture_free(f);
+}
+
+/* Same ifindex, another driver: ifindex reused by another device. */
+static void journal_of_another_device_is_refused(void **state)
+{
+	struct fixture *f = fixture_new();
+
+	(void)state;
+	crash_apply_at(f, 4);
+	strcpy(f->nic.id.driver, "other");
+	assert_int_equal(rt_apply_nic(&model_ops, &f->m, &f->nic, &f->p, false,
+				      &f->res), -1);
+	assert_non_null(strstr(f->res.error, "driver model"));
+	assert_int_equal(f->m.writes, 0);
+	assert_int_equal(discard("model0"), 1);
+	fixture_free(f);
+}
+
+/* A NIC renamed after a killed apply: its journal is found by ifindex. */
+static void renamed_nic_recovers_its_journal(void **state)
+{
+	struct fixture *f = fixture_new();
+
+	(void)state;
+	crash_apply_at(f, 4);
+	strcpy(f->nic.id.netdev, "model1");
+	strcpy(f->m.name, "model1");
+	assert_int_equal(rt_apply_nic(&model_ops, &f->m, &f->nic, &f->p, false,
+				      &f->res), 0);
+	assert_true(f->res.recovered);
+	assert_int_equal(f->res.recovered_writes, 3);
+	assert_int_equal(f->res.result, RT_RES_APPLIED);
+	assert_false(rt_journal_pending("model0"));
+	assert_false(rt_journal_pending("model1"));
+	fixture_free(f);
+}
+
+/*
+ * Renamed mid-apply: no write goes by the old name once it leads
+ * elsewhere, nothing is "restored" through it, the journal stays and the
+ * NIC under its new name restores it.
+ */
+static void rename_mid_apply_stops_and_keeps_the_journal(void **state)
+{
+	struct fixture *f = fixture_new();
+
+	(void)state;
+	f->m.rename_at = 3;
+	assert_int_equal(rt_apply_nic(&model_ops, &f->m, &f->nic, &f->p, false,
+				      &f->res), -1);
+	assert_int_equal(f->res.result, RT_RES_VANISHED);
+	assert_int_equal(f->m.writes, 3);
+	assert_int_equal(f->res.restore_writes, 0);
+	assert_non_null(strstr(f->res.error, "renamed"));
+	assert_non_null(strstr(f->res.state, "new name"));
+	assert_true(rt_journal_pending("model0"));
+	strcpy(f->nic.id.netdev, "model1");
+	f->m.writes = 0;
+	assert_int_equal(rt_apply_nic(&model_ops, &f->m, &f->nic, &f->p, false,
+				      &f->res), 0);
+	assert_true(f->res.recovered);
+	assert_int_equal(f->res.recovered_writes, 3);
+	assert_int_equal(f->res.result, RT_RES_APPLIED);
+	assert_false(rt_journal_pending("model0"));
+	fixture_free(f);
+}
+
+/* A restore of a journal that fails is counted in it and tried again. */
+static void failed_recovery_is_counted_and_retried(void **state)
+{
+	struct fixture *f = fixture_new();
+	struct rt_journal *j = calloc(1, sizeof(*j));
+	char path[256], why[1024];
+
+	(void)state;
+	assert_non_null(j);
+	crash_apply_at(f, 4);
+	f->m.fail_at = 1;
+	assert_int_equal(rt_apply_nic(&model_ops, &f->m, &f->nic, &f->p, false,
+				      &f->res), -1);
+	assert_non_null(strstr(f->res.error, "restoring it failed (1 time)"));
+	snprintf(path, sizeof(path), "%s/model0.journal", rundir);
+	assert_int_equal(rt_journal_read(path, j), 0);
+	assert_int_equal(j->failures, 1);
+	assert_non_null(strstr(j->last_error, "NOT as it was"));
+	assert_int_equal(j->ifindex, 42);
+	assert_string_equal(j->driver, "model");
+	assert_true(j->time > 0);
+	assert_int_equal(j->snap.n, 9);	/* and cnp-prio-mode */
+	assert_int_equal(rt_journal_status(&f->nic, why, sizeof(why)),
+			 RT_JOURNAL_STUCK);
+	assert_non_null(strstr(why, "failed 1 time"));
+	f->m.fail_at = 0;
+	f->m.writes = 0;
+	assert_int_equal(rt_apply_nic(&model_ops, &f->m, &f->nic, &f->p, false,
+				      &f->res), 0);
+	assert_true(f->res.recovered);
+	assert_int_equal(f->res.result, RT_RES_APPLIED);
+	assert_int_equal(rt_journal_status(&f->nic, why, sizeof(why)),
+			 RT_JOURNAL_NONE);
+	free(j);
+	fixture_free(f);
+}
+
+/* Discard takes the NIC's locks without waiting: a live apply keeps it. */
+static void discard_leaves_a_running_apply_alone(void **state)
+{
+	struct fixture *f = fixture_new();
+	struct rt_journal *v = NULL;
+	unsigned int n = 9;
+	char msg[512] = "";
+	int fds[2];
+
+	(void)state;
+	crash_apply_at(f, 4);
+	assert_int_equal(rt_nic_lock(&f->nic, fds, msg, sizeof(msg)), 0);
+	assert_int_equal(rt_journal_discard("model0", &v, &n, msg,
+					    sizeof(msg)), -EBUSY);
+	assert_int_equal(n, 0);
+	assert_non_null(strstr(msg, "an apply is running"));
+	assert_true(rt_journal_pending("model0"));
+	rt_nic_unlock(fds);
+	assert_int_equal(discard("model0"), 1);
+	fixture_free(f);
+}
+
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* An apply to the NIC under another name waits for the ifindex lock. */
+static void lock_is_keyed_by_ifindex_too(void **state)
+{
+	struct fixture *f = fixture_new();
+	struct rt_nic other = f->nic;
+	char msg[512] = "";
+	int fds[2], status;
+	double t0;
+	pid_t pid;
+
+	(void)state;
+	strcpy(other.id.netdev, "model1");
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		if (rt_nic_lock(&other, fds, msg, sizeof(msg)))
+			_exit(1);
+		usleep(600000);
+		_exit(0);
+	}
+	usleep(200000);
+	t0 = mono_s();
+	assert_int_equal(rt_apply_nic(&model_ops, &f->m, &f->nic, &f->p, false,
+				      &f->res), 0);
+	assert_true(mono_s() - t0 > 0.2);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	fixture_free(f);
+}
+
+/* The run directory gets its one mode whatever the umask. */
+static void run_dir_mode_ignores_the_umask(void **state)
+{
+	struct fixture *f = fixture_new();
+	char sub[128], msg[256] = "";
+	struct stat sb;
+	mode_t old;
+
+	(void)state;
+	snprintf(sub, sizeof(sub), "%s/sub", rundir);
+	setenv("ROCETUNE_RUN_DIR", sub, 1);
+	old = umask(077);
+	assert_int_equal(rt_apply_nic(&model_ops, &f->m, &f->nic, &f->p, false,
+				      &f->res), 0);
+	umask(old);
+	assert_int_equal(stat(sub, &sb), 0);
+	assert_int_equal(sb.st_mode & 07777, 0755);
+	assert_int_equal(rmdir(sub), -1);	/* holds the lock files */
+	setenv("ROCETUNE_RUN_DIR", rundir, 1);
+	/* A symbolic link is refused. */
+	assert_int_equal(system("rm -rf \"$ROCETUNE_RUN_DIR/sub\""), 0);
+	assert_int_equal(symlink("/tmp", sub), 0);
+	setenv("ROCETUNE_RUN_DIR", sub, 1);
+	assert_int_equal(rt_run_dir_create(msg, sizeof(msg)), -ENOTDIR);
+	assert_non_null(strstr(msg, "symbolic link"));
+	setenv("ROCETUNE_RUN_DIR", rundir, 1);
+	unlink(sub);
+	fixture_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1148,6 +1514,15 @@ int main(void)
 		cmocka_unit_test(bnxt_pfc_needs_ets_first),
 		cmocka_unit_test(pfc_and_buffer_ordered_by_direction),
 		cmocka_unit_test(pfc_move_with_buffer_is_split),
+		cmocka_unit_test(damaged_journal_blocks_until_discarded),
+		cmocka_unit_test(foreign_ifindex_journal_is_kept_until_discarded),
+		cmocka_unit_test(journal_of_another_device_is_refused),
+		cmocka_unit_test(renamed_nic_recovers_its_journal),
+		cmocka_unit_test(rename_mid_apply_stops_and_keeps_the_journal),
+		cmocka_unit_test(failed_recovery_is_counted_and_retried),
+		cmocka_unit_test(discard_leaves_a_running_apply_alone),
+		cmocka_unit_test(lock_is_keyed_by_ifindex_too),
+		cmocka_unit_test(run_dir_mode_ignores_the_umask),
 	};
 
 	return cmocka_run_group_tests_name("apply", tests, setup_rundir,

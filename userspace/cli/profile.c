@@ -6,6 +6,7 @@
  *	rocetune profile show [ dev NETDEV ]
  *	rocetune profile diff [ dev NETDEV ]
  *	rocetune profile apply [ dev NETDEV ] [ dry-run ]
+ *	rocetune profile journal { show | discard } ...	(cli/journal.c)
  *
  * Profiles are read from rt_profile_dir(); an invalid profile is never
  * applied (exit 2).  apply exits 0 when every NIC ends as its profile
@@ -364,6 +365,8 @@ static int rt_profile_show_diff(struct rt_cli *cli, bool diff)
 	struct rt_nic *nics = NULL;
 	unsigned int n, i, j, ndiff;
 	bool differs = false, failed = false;
+	enum rt_journal_state js;
+	char why[1024];
 	int ret;
 
 	ret = rt_profile_begin(cli, &req, false, &set, &nics, &n);
@@ -390,11 +393,19 @@ static int rt_profile_show_diff(struct rt_cli *cli, bool diff)
 		}
 		rt_print_string(&cli->pr, RT_PRINT_ANY, "profile",
 				" profile %s", p->path);
-		if (rt_journal_pending(nics[i].id.netdev)) {
+		js = rt_journal_status(&nics[i], why, sizeof(why));
+		if (js != RT_JOURNAL_NONE) {
 			rt_print_bool(&cli->pr, RT_PRINT_JSON,
 				      "interrupted_apply", NULL, true);
-			rt_print_text(&cli->pr,
-				      " (an interrupted apply left a journal: the next apply restores it first)");
+			rt_print_string(&cli->pr, RT_PRINT_JSON, "journal",
+					NULL, rt_journal_state_name(js));
+			if (js == RT_JOURNAL_STUCK)
+				rt_print_text(&cli->pr,
+					      " (a journal blocks applies: %s)",
+					      why);
+			else
+				rt_print_text(&cli->pr,
+					      " (an interrupted apply left a journal: the next apply restores it first)");
 		}
 		rt_print_text(&cli->pr, "\n");
 		memset(d, 0, sizeof(*d));
@@ -556,6 +567,7 @@ static int rt_profile_help(struct rt_cli *cli)
 	       "       rocetune profile show [ dev NETDEV ]\n"
 	       "       rocetune profile diff [ dev NETDEV ]\n"
 	       "       rocetune profile apply [ dev NETDEV ] [ dry-run ]\n"
+	       "       rocetune profile journal { show [ dev NETDEV ] | discard dev NETDEV }\n"
 	       "       rocetune profile help\n"
 	       "Profiles: %s/*.conf (ROCETUNE_PROFILE_DIR overrides)\n",
 	       rt_profile_dir());
@@ -567,6 +579,7 @@ static const struct rt_cmd rt_profile_cmds[] = {
 	{ "check",	rt_profile_check },
 	{ "diff",	rt_profile_diff },
 	{ "apply",	rt_profile_apply },
+	{ "journal",	rt_profile_journal },	/* cli/journal.c */
 	{ "help",	rt_profile_help },
 	{ NULL,		NULL },
 };

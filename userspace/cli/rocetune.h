@@ -124,6 +124,7 @@ int rt_cmd_config(struct rt_cli *cli);
 int rt_cmd_monitor(struct rt_cli *cli);
 int rt_cmd_qp(struct rt_cli *cli);		/* cli/qp.c (per-QP issue) */
 int rt_cmd_profile(struct rt_cli *cli);		/* cli/profile.c */
+int rt_profile_journal(struct rt_cli *cli);	/* cli/journal.c */
 int rt_cmd_agent(struct rt_cli *cli);		/* cli/agent.c */
 
 /* Parsed requests, exposed for the unit tests. */

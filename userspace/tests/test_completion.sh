@@ -110,6 +110,10 @@ if ! source "$here/../completion/rocetune"; then
 	exit 1
 fi
 
+# "profile journal discard" runs: on an empty run directory of its own.
+ROCETUNE_RUN_DIR=$(mktemp -d) || exit 1
+export ROCETUNE_RUN_DIR
+trap 'rm -rf "$ROCETUNE_RUN_DIR"' EXIT
 comp_runs=0
 comp_bad=()
 comp_walk "$WALK_DEPTH"

@@ -290,6 +290,9 @@ static void ag_write_nics(FILE *f, const struct ag_stats *const *nics,
 		ag_label_nic(f, nics[i]);
 		fprintf(f, "} %d\n", nics[i]->suppressed);
 	}
+	AG_NIC_U64(f, nics, n, "rocetune_agent_journal_stuck", "gauge",
+		   "1 when a journal blocks applies to a NIC (damaged, of another device, or its restore failed): see rocetune profile journal show.",
+		   journal_stuck);
 	for (i = 0; i < n; i++) {
 		if (!nics[i]->storm_starts && !nics[i]->storm_ends)
 			continue;

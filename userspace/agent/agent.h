@@ -297,6 +297,7 @@ struct ag_stats {
 	unsigned int ndrift;
 	struct ag_drift_count drift[AG_DRIFT_KEYS];
 	uint64_t reapplies;		/* drift re-applies */
+	bool journal_stuck;		/* a journal blocks its applies */
 	uint64_t suppressions;		/* drifts left alone: limiter */
 	bool suppressed;
 	uint64_t storm_starts, storm_ends;

@@ -96,6 +96,7 @@ struct ag_nic {
 	uint64_t tune_sample_ns;	/* the module's sample last used */
 	enum ag_tune_reason tune_logged;	/* last hold reason logged */
 	bool tune_unavailable;		/* logged: the metric is absent */
+	bool journal_stuck;		/* at the last drift check */
 	struct ag_stats st;
 };
 
@@ -501,6 +502,36 @@ static int ag_rescan(struct ag *ag, uint64_t origin_ns, const char *why)
 
 /* Drift ----------------------------------------------------------------- */
 
+/*
+ * A stuck journal (rt_run.h) fails every apply to the NIC until it is
+ * restored or discarded: said once; when it is gone the profile is
+ * applied at once and re-applies start afresh.  1 when that apply ran.
+ */
+static int ag_journal_check(struct ag *ag, struct ag_nic *an)
+{
+	const struct rt_profile *p = ag_profile(an);
+	char why[1024];
+	bool stuck;
+
+	stuck = rt_journal_status(&an->nic, why, sizeof(why)) ==
+		RT_JOURNAL_STUCK;
+	an->st.journal_stuck = stuck;
+	if (stuck && !an->journal_stuck)
+		ag_log(AG_ERR, "%s: a journal blocks applies until it is restored or discarded: %s",
+		       an->nic.id.netdev, why);
+	if (stuck || !an->journal_stuck) {
+		an->journal_stuck = stuck;
+		return 0;
+	}
+	an->journal_stuck = false;
+	ag_log(AG_NOTICE, "%s: the journal that blocked applies is gone: applying profile %s",
+	       an->nic.id.netdev, p->name);
+	ag_rl_init(&an->rl, p->max_reapplies, p->reapply_window_s);
+	an->drift = AG_DRIFT_NONE;
+	ag_apply(ag, an, p, "journal gone");
+	return 1;
+}
+
 static void ag_check(struct ag *ag, struct ag_nic *an, const char *why)
 {
 	const struct rt_profile *p = ag_profile(an);
@@ -512,7 +543,7 @@ static void ag_check(struct ag *ag, struct ag_nic *an, const char *why)
 	unsigned int i;
 	int level;
 
-	if (!p)
+	if (!p || ag_journal_check(ag, an))
 		return;
 	an->st.drift_checks++;
 	rt_apply_nic(&rt_backend_sys, &ag->ctx, &an->nic, p, true, res);
@@ -684,7 +715,7 @@ static void ag_storm_persist(struct ag_nic *an)
 	if (ag_storm_path(an, path, sizeof(path)))
 		return;
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	if (mkdir(rt_run_dir(), 0755) && errno != EEXIST)
+	if (rt_run_dir_create(NULL, 0))
 		goto fail;
 	f = fopen(tmp, "we");
 	if (!f)
@@ -1717,6 +1748,9 @@ static void ag_fill_metrics(FILE *f, void *arg)
 		return;
 	for (i = 0; i < ag->n; i++) {
 		ag->nics[i]->st.suppressed = ag->nics[i]->rl.suppressed;
+		ag->nics[i]->st.journal_stuck =
+			rt_journal_status(&ag->nics[i]->nic, NULL, 0) ==
+			RT_JOURNAL_STUCK;
 		st[i] = &ag->nics[i]->st;
 	}
 	ag_metrics_write(f, &ag->g, st, ag->n);
@@ -1765,7 +1799,8 @@ static void ag_status_nic(struct rt_print *pr, const struct ag *ag,
 {
 	const struct rt_profile *p = an->prof;
 	uint64_t now = ag_now_ms();
-	char buf[64];
+	enum rt_journal_state js;
+	char buf[64], why[1024];
 
 	rt_print_open_object(pr, NULL);
 	rt_print_string(pr, RT_PRINT_ANY, "netdev", "%s", an->nic.id.netdev);
@@ -1796,6 +1831,15 @@ static void ag_status_nic(struct rt_print *pr, const struct ag *ag,
 	if (an->last_error[0])
 		rt_print_string(pr, RT_PRINT_ANY, "last_error",
 				"  error: %s\n", an->last_error);
+	js = rt_journal_status(&an->nic, why, sizeof(why));
+	rt_print_open_object(pr, "journal");
+	rt_print_string(pr, RT_PRINT_JSON, "state", NULL,
+			rt_journal_state_name(js));
+	rt_print_string(pr, RT_PRINT_JSON, "reason", NULL, why);
+	if (js != RT_JOURNAL_NONE)
+		rt_print_text(pr, "  journal: %s: %s\n",
+			      rt_journal_state_name(js), why);
+	rt_print_close_object(pr);
 	rt_print_open_object(pr, "drift");
 	rt_print_string(pr, RT_PRINT_ANY, "state", "  drift: %s",
 			ag_drift_names[an->drift]);
@@ -1880,29 +1924,25 @@ static void ag_fill_status(FILE *f, bool json, bool pretty, void *arg)
 
 /* Start and stop -------------------------------------------------------- */
 
+/* One rocetuned: the library's lock (rt_run.c) on RUN_DIR/rocetuned.pid. */
 static int ag_lock(struct ag *ag)
 {
-	char path[1024], pid[32] = "";
-	const char *dir = rt_run_dir();
-	ssize_t n;
+	char path[1024], pid[32] = "", msg[512] = "";
 
-	if (mkdir(dir, 0755) && errno != EEXIST) {
-		ag_log(AG_ERR, "cannot create %s: %s", dir, strerror(errno));
+	if (rt_run_dir_create(msg, sizeof(msg))) {
+		ag_log(AG_ERR, "%s", msg);
 		return -1;
 	}
-	snprintf(path, sizeof(path), "%s/rocetuned.pid", dir);
-	ag->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
-			   0644);
-	if (ag->lock_fd < 0) {
-		ag_log(AG_ERR, "cannot open %s: %s", path, strerror(errno));
-		return -1;
-	}
-	if (flock(ag->lock_fd, LOCK_EX | LOCK_NB)) {
-		n = pread(ag->lock_fd, pid, sizeof(pid) - 1, 0);
-		pid[n > 0 ? n : 0] = '\0';
-		pid[strcspn(pid, "\n")] = '\0';
+	snprintf(path, sizeof(path), "%s/rocetuned.pid", rt_run_dir());
+	ag->lock_fd = rt_lock_path(path, 0, pid, sizeof(pid));
+	if (ag->lock_fd == -EBUSY) {
 		ag_log(AG_ERR, "another rocetuned is running (pid %s; it holds the lock %s): not starting a second one",
-		       pid[0] ? pid : "?", path);
+		       pid, path);
+		return -1;
+	}
+	if (ag->lock_fd < 0) {
+		ag_log(AG_ERR, "cannot open %s: %s", path,
+		       strerror(-ag->lock_fd));
 		return -1;
 	}
 	return 0;
@@ -1910,8 +1950,7 @@ static int ag_lock(struct ag *ag)
 
 static void ag_write_pid(struct ag *ag)
 {
-	if (!ftruncate(ag->lock_fd, 0))
-		dprintf(ag->lock_fd, "%d\n", (int)getpid());
+	rt_lock_mark(ag->lock_fd);
 }
 
 /*

@@ -33,6 +33,7 @@
 
 #include "rocetune.h"
 #include "rt_prom.h"
+#include "rt_run.h"
 
 /* QPs in -o prometheus without "top K": bounds the number of series. */
 #define RT_QP_PROM_TOP_K	20
@@ -251,12 +252,13 @@ static int rt_qp_state_path(char *buf, size_t len, bool top)
 		return 0;
 	}
 	if (geteuid() == 0) {
-		if (mkdir("/run/rocetune", 0700) && errno != EEXIST) {
-			rt_error("\"changed\": cannot create /run/rocetune: %s",
-				 strerror(errno));
+		char msg[512] = "";
+
+		if (rt_run_dir_create(msg, sizeof(msg))) {
+			rt_error("\"changed\": %s", msg);
 			return RT_EXIT_ERROR;
 		}
-		snprintf(buf, len, "/run/rocetune/%s", name);
+		snprintf(buf, len, "%s/%s", rt_run_dir(), name);
 		return 0;
 	}
 	rt_usage_error("\"changed\" keeps its place in the runtime directory XDG_RUNTIME_DIR, which is not set; use \"since GEN\"");

@@ -777,6 +777,7 @@ static void metrics_families(void **state)
 	ag_stats_drift(a, "pfc");
 	ag_stats_drift(a, "dscp 26");
 	a->suppressed = true;
+	a->journal_stuck = true;
 	a->suppressions = 4;
 	a->storm_starts = 1;
 	a->actions[AG_ACT_TIMEOUT] = 1;
@@ -829,6 +830,9 @@ static void metrics_families(void **state)
 	assert_non_null(strstr(t, "rocetune_agent_drift_events_total{netdev=\"rsim5\",setting=\"dscp 26\"} 1\n"));
 	assert_non_null(strstr(t, "rocetune_agent_reapply_suppressed{netdev=\"rsim5\"} 1\n"));
 	assert_non_null(strstr(t, "rocetune_agent_reapply_suppressed{netdev=\"va\"} 0\n"));
+	assert_non_null(strstr(t, "# TYPE rocetune_agent_journal_stuck gauge\n"));
+	assert_non_null(strstr(t, "rocetune_agent_journal_stuck{netdev=\"rsim5\"} 1\n"));
+	assert_non_null(strstr(t, "rocetune_agent_journal_stuck{netdev=\"va\"} 0\n"));
 	assert_non_null(strstr(t, "rocetune_agent_storm_actions_total{netdev=\"rsim5\",action=\"timeout\"} 1\n"));
 	assert_non_null(strstr(t, "rocetune_agent_storm_action_last_latency_seconds{netdev=\"rsim5\"} 0.012300\n"));
 	assert_null(strstr(t, "rocetune_agent_storm_action_last_latency_seconds{netdev=\"va\"}"));

@@ -155,7 +155,7 @@ discard_then_apply() {
 	out=$("$RT_CLI" -j profile apply dev "$DEV")
 	check_err $? "apply after the discard failed: $out"
 	expect "result after the discard" "$(jq -r '.[0].result' <<< "$out")" applied
-	dcb -j pfc show dev "$DEV" | jq -e '.prio_pfc["3"] == true' > /dev/null
+	dcb -j pfc show dev "$DEV" | jq -e '.prio_pfc[3] == true' > /dev/null
 	check_err $? "dcb: PFC not on priority 3 after the apply"
 }
 
@@ -178,15 +178,17 @@ journal_damaged() {
 }
 
 journal_foreign_ifindex() {
-	local pid old new before
+	local pid old new before n0
 
 	RET=0
 	reset_nic "$DEV"
 	old=$(cat "/sys/class/net/$DEV/ifindex")
-	ROCETUNE_APPLY_DELAY_MS=400 "$RT_CLI" profile apply dev "$DEV" \
+	n0=$(sets "$ID")
+	ROCETUNE_APPLY_DELAY_MS=1000 "$RT_CLI" profile apply dev "$DEV" \
 		> /dev/null 2>&1 &
 	pid=$!
-	sleep 1.6
+	wait_for 10 wrote "$ID" "$n0"
+	check_err $? "the apply wrote nothing"
 	kill -9 "$pid"
 	wait "$pid" 2> /dev/null
 	[ -f "$JOURNAL" ]
@@ -240,7 +242,7 @@ journal_agent_stuck() {
 	m=$(curl -sf "http://127.0.0.1:$PORT/metrics")
 	grep -qx "rocetune_agent_journal_stuck{netdev=\"$DEV\"} 0" <<< "$m"
 	check_err $? "/metrics: $DEV still stuck"
-	dcb -j pfc show dev "$DEV" | jq -e '.prio_pfc["3"] == true' > /dev/null
+	dcb -j pfc show dev "$DEV" | jq -e '.prio_pfc[3] == true' > /dev/null
 	check_err $? "dcb: PFC not on priority 3 after the agent's apply"
 	kill "$AGENT_PID"
 	wait "$AGENT_PID" 2> /dev/null

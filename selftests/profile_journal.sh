@@ -276,12 +276,12 @@ EOF
 	wait "$pid"
 	rc=$?
 	out=$(cat "$WORK/rename.json")
+	expect "writes reaching $DEV2 (now named $DEV)" \
+		"$(($(sets "$ID2") - before2))" 0
 	expect "exit status" "$rc" 1
 	expect "result" "$(jq -r '.[0].result' <<< "$out")" vanished
 	jq -r '.[0].error' <<< "$out" | grep -qF "renamed to $TMPNAME"
 	check_err $? "the error does not name the new name: $out"
-	expect "writes reaching $DEV2 (now named $DEV)" \
-		"$(($(sets "$ID2") - before2))" 0
 	[ -f "$JOURNAL" ]
 	check_err $? "the journal was not kept"
 	out=$("$RT_CLI" -j profile journal show dev "$TMPNAME")

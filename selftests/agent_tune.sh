@@ -7,9 +7,11 @@
 # cc_params file, not through rocetune.  One bounded step per decision,
 # the cool-down held, Max= never crossed, back toward the profile's value
 # below Below=, a step reverted when the guard metric grows, drift back
-# to the tuned value, decisions in /metrics (promtool clean).  Short
-# sampling intervals and polling, no long sleeps: it must take at most
-# 90 s in the emulated VM.
+# to the tuned value, decisions in /metrics (promtool clean), and a plant
+# that answers every step by asking for the opposite one: the rule stops
+# (oscillation), says so in the log, the status and /metrics, and writes
+# nothing more.  Short sampling intervals and polling, no long sleeps: it
+# must take at most 120 s in the emulated VM.
 
 ALL_TESTS="
 	start_at_base
@@ -20,6 +22,7 @@ ALL_TESTS="
 	guard_reverts
 	qp_series
 	metrics_promtool
+	oscillation_stops
 "
 
 source "$(dirname "$0")/lib.sh"
@@ -40,6 +43,7 @@ LOG=${LOG:-$WORK/agent.log}
 SEEN=$WORK/seen
 AGENT_PID=
 SAMPLER_PID=
+PLANT_PID=
 WIRE=
 QP_PORT=$((PORT + 1))
 export ROCETUNE_PROFILE_DIR=$WORK/profiles
@@ -47,6 +51,7 @@ export ROCETUNE_RUN_DIR=$WORK/run
 mkdir -p "$ROCETUNE_PROFILE_DIR"
 
 cleanup() {
+	[ -z "$PLANT_PID" ] || kill "$PLANT_PID" 2> /dev/null
 	[ -z "$SAMPLER_PID" ] || kill "$SAMPLER_PID" 2> /dev/null
 	[ -z "$AGENT_PID" ] || kill "$AGENT_PID" 2> /dev/null
 	[ -z "$AGENT_PID" ] || wait "$AGENT_PID" 2> /dev/null
@@ -321,6 +326,88 @@ metrics_promtool() {
 	log_test "metrics: decisions by direction and reason, value, QP series; promtool clean"
 }
 
+# The plant of oscillation_stops, too much gain: while the parameter is at
+# the profile's 4 the port sends 5000 CNPs/s, above it none.  Each step up
+# of the rule is answered by a rate below Below=, each step back by one
+# above Above=.  Builtins only (no fork per read).
+plant() {
+	local v last="" fifo=$WORK/plant-tick
+
+	mkfifo "$fifo" || return 1
+	exec 8<> "$fifo"
+	while :; do
+		if read -r v < "$FILE" && [ "$v" != "$last" ]; then
+			if [ "$v" = 4 ]; then
+				grow np_cnp_sent 5000
+			else
+				grow np_cnp_sent 0
+			fi
+			last=$v
+		fi
+		read -r -t 0.05 -u 8 v
+	done
+}
+
+# The rule's writes logged since the last reload.
+tune_writes() {
+	awk '/profiles reloaded/ { n = 0 }
+	     /: tune MinTimeBetweenCNPsUs [0-9]+ -> [0-9]+ / { n++ }
+	     END { print n + 0 }' "$LOG"
+}
+
+# reloaded_since N: more than N reloads logged.
+reloaded_since() {
+	[ "$(grep -c "profiles reloaded" "$LOG")" -gt "$1" ]
+}
+
+tune_state() {
+	rt_json "$RT_CLI" -j agent status |
+		jq -r ".nics[] | select(.netdev == \"$DEV\") | .tune.state"
+}
+
+oscillation_stops() {
+	local reloads n v
+
+	RET=0
+	grow np_cnp_sent 0
+	grow rx_prio3_pause 0
+	# The shortest cool-down a profile may have.
+	write_profile 1000
+	reloads=$(grep -c "profiles reloaded" "$LOG")
+	kill -HUP "$AGENT_PID"
+	wait_for 60 reloaded_since "$reloads"
+	check_err $? "no reload"
+	wait_for 60 value_is 4
+	check_err $? "the reload did not start from 4: $(value)"
+	expect "state after the reload" "$(tune_state)" running
+	plant &
+	PLANT_PID=$!
+	wait_for 120 log_has "$DEV: tune MinTimeBetweenCNPsUs stopped \(oscillation: 4 reversals of direction in the last 5 changes within an hour"
+	check_err $? "the rule did not stop: $(grep -E 'tune|stopped' "$LOG" | tail -4)"
+	n=$(tune_writes)
+	v=$(value)
+	echo "# stopped after $n writes, $v in force"
+	expect "writes until the stop" "$n" 5
+	expect "status tune.state" "$(tune_state)" oscillation
+	metric_has "^rocetune_agent_tune_stopped\{netdev=\"$DEV\",parameter=\"MinTimeBetweenCNPsUs\",reason=\"oscillation\"\} 1$"
+	check_err $? "no stopped gauge: $(scrape | grep tune_stopped)"
+	metric_has "^rocetune_agent_tune_stopped\{netdev=\"$DEV\",parameter=\"MinTimeBetweenCNPsUs\",reason=\"budget\"\} 0$"
+	check_err $? "the budget gauge is not 0: $(scrape | grep tune_stopped)"
+	"$RT_CLI" agent status | grep -E "^ +tune: MinTimeBetweenCNPsUs $v .*, writes in the last hour: 5 of 60, STOPPED \(oscillation\)$" > /dev/null
+	check_err $? "the status text: $("$RT_CLI" agent status | grep tune:)"
+	# The plant keeps asking (4 cool-downs): nothing is written.
+	sleep 4
+	expect "writes after the stop" "$(tune_writes)" "$n"
+	expect "value after the stop" "$(value)" "$v"
+	[ "$(grep -c "tune MinTimeBetweenCNPsUs stopped" "$LOG")" = 1 ]
+	check_err $? "the stop is not said exactly once"
+	kill "$PLANT_PID" 2> /dev/null
+	wait "$PLANT_PID" 2> /dev/null
+	PLANT_PID=
+	grow np_cnp_sent 0
+	log_test "an oscillating plant: the rule stops after 5 writes, says why, writes nothing more"
+}
+
 # qp_metrics FILE: the QP series of a scrape in FILE, "DEVICE PORT QPN".
 qp_metrics() {
 	sed -n 's/^rocetune_qp_rx_pkts_total{device="\([^"]*\)",port="\([0-9]*\)",qpn="\([0-9]*\)".*/\1 \2 \3/p' "$1"
@@ -377,7 +464,7 @@ qp_series() {
 }
 
 rt_require_root
-rt_require_cmd curl promtool awk mkfifo ibv_rc_pingpong
+rt_require_cmd curl promtool awk mkfifo ibv_rc_pingpong jq
 [ -x "$RT_AGENT" ] || rt_setup_failed "$RT_AGENT is not built (make -C userspace)"
 setup || rt_setup_failed "simulated NIC, rocetune.ko or the agent"
 rt_run_tests

@@ -59,8 +59,9 @@ void ag_stats_drift(struct ag_stats *s, const char *setting)
 
 void ag_stats_tune(struct ag_stats *s, const struct ag_tune_decision *d)
 {
-	/* Nothing to do is no decision: not counted. */
+	/* Nothing to do is no decision: not counted; nor a stopped rule. */
 	if (d->reason == AG_TUNE_R_IDLE || d->reason == AG_TUNE_R_NO_DATA ||
+	    d->reason == AG_TUNE_R_STOPPED ||
 	    (unsigned int)d->reason >= AG_TUNE_R_NUM)
 		return;
 	s->tune_decisions[d->dir > 0 ? 2 : d->dir < 0 ? 0 : 1][d->reason]++;
@@ -166,9 +167,22 @@ static void ag_write_tune(FILE *f, const struct ag_stats *const *nics,
 	struct ag_fam val = { f, "rocetune_agent_tune_value", "gauge",
 		"The value of the [Tune] rule's DCQCN parameter in force on a NIC, in the parameter's unit.",
 		false };
+	struct ag_fam stop = { f, "rocetune_agent_tune_stopped", "gauge",
+		"1 when a NIC's [Tune] rule has stopped for this reason (oscillation, or its MaxWritesPerHour= budget spent) until the profiles are reloaded; the value in force stays.",
+		false };
 	unsigned int d, r;
 	size_t i;
 
+	for (i = 0; i < n; i++) {
+		if (!nics[i]->tune)
+			continue;
+		for (r = AG_TUNE_STOP_OSCILLATION; r < AG_TUNE_STOP_NUM; r++) {
+			ag_fam_sample(&stop, NULL);
+			ag_label_tune(f, nics[i]);
+			fprintf(f, ",reason=\"%s\"} %d\n", ag_tune_stop_name(r),
+				nics[i]->tune_stopped == r);
+		}
+	}
 	for (i = 0; i < n; i++) {
 		if (!nics[i]->tune)
 			continue;

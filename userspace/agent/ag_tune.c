@@ -18,7 +18,21 @@
  *
  * A STEP or BACK waits for CooldownMs= after the last change (or failed
  * write); a value at its limit holds.  Every change is one Step= at most
- * and the value never leaves Min=..Max=.  Documentation/agent.rst.
+ * and the value never leaves Min=..Max=.
+ *
+ * Two guardrails stop the rule for good (the value in force stays, every
+ * later decision is a hold, "stopped") until ag_tune_init() again:
+ *
+ *   budget: a write that MaxWritesPerHour= has no room for in the last
+ *     hour (tries count, failed or not) is not made.  With Guard=, a
+ *     STEP or BACK needs room for itself and its REVERT, so that a step
+ *     can always be undone within the budget.
+ *   oscillation: AG_TUNE_OSC_REVERSALS changes of direction among the
+ *     last AG_TUNE_OSC_CHANGES changes, all within the hour: the plant
+ *     answers each step by asking for the opposite one, and the rule
+ *     only makes it swing.
+ *
+ * Documentation/agent.rst.
  */
 #include <string.h>
 
@@ -40,7 +54,20 @@ static const char *const ag_tune_reasons[AG_TUNE_R_NUM] = {
 	[AG_TUNE_R_COOLDOWN] = "cooldown",
 	[AG_TUNE_R_LIMIT] = "limit",
 	[AG_TUNE_R_BLOCKED] = "blocked",
+	[AG_TUNE_R_BUDGET] = "budget",
+	[AG_TUNE_R_STOPPED] = "stopped",
 };
+
+static const char *const ag_tune_stops[AG_TUNE_STOP_NUM] = {
+	[AG_TUNE_RUNNING] = "running",
+	[AG_TUNE_STOP_OSCILLATION] = "oscillation",
+	[AG_TUNE_STOP_BUDGET] = "budget",
+};
+
+const char *ag_tune_stop_name(enum ag_tune_stop r)
+{
+	return (unsigned int)r < AG_TUNE_STOP_NUM ? ag_tune_stops[r] : "?";
+}
 
 const char *ag_tune_action_name(enum ag_tune_action a)
 {
@@ -70,6 +97,63 @@ void ag_tune_rule_from(struct ag_tune_rule *r, const struct rt_profile *p)
 	r->cooldown_ms = p->tune_cooldown_ms;
 	r->guard = p->tune_guard != RT_TM_NONE;
 	r->guard_tol = p->tune_guard_tol;
+	r->max_writes = p->tune_max_writes_h < AG_TUNE_WRITES_MAX ?
+			p->tune_max_writes_h : AG_TUNE_WRITES_MAX;
+}
+
+static bool ag_tune_in_window(uint64_t t, uint64_t now)
+{
+	return now < t + AG_TUNE_WINDOW_MS;
+}
+
+unsigned int ag_tune_writes(const struct ag_tune_state *s, uint64_t now_ms)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < s->nwrites; i++)
+		n += ag_tune_in_window(s->write_ms[i], now_ms);
+	return n;
+}
+
+/* Record a write (or a try) at @now, forgetting those out of the window. */
+static void ag_tune_count_write(struct ag_tune_state *s, uint64_t now)
+{
+	unsigned int drop = 0;
+
+	while (drop < s->nwrites &&
+	       !ag_tune_in_window(s->write_ms[drop], now))
+		drop++;
+	/* Full: the rule never writes more than AG_TUNE_WRITES_MAX an hour. */
+	if (s->nwrites - drop == AG_TUNE_WRITES_MAX)
+		drop++;
+	memmove(s->write_ms, s->write_ms + drop,
+		(s->nwrites - drop) * sizeof(s->write_ms[0]));
+	s->nwrites -= drop;
+	s->write_ms[s->nwrites++] = now;
+}
+
+/* A change of the value in force @dir at @now: oscillation? */
+static void ag_tune_count_change(struct ag_tune_state *s, uint64_t now,
+				 int dir)
+{
+	unsigned int i;
+
+	if (s->nchanges == AG_TUNE_OSC_CHANGES) {
+		memmove(s->changes, s->changes + 1,
+			(AG_TUNE_OSC_CHANGES - 1) * sizeof(s->changes[0]));
+		s->nchanges--;
+	}
+	s->changes[s->nchanges].ms = now;
+	s->changes[s->nchanges].dir = dir;
+	s->nchanges++;
+	s->reversals = 0;
+	for (i = 1; i < s->nchanges; i++)
+		s->reversals += ag_tune_in_window(s->changes[i - 1].ms, now) &&
+				s->changes[i].dir != s->changes[i - 1].dir;
+	if (s->reversals >= AG_TUNE_OSC_REVERSALS) {
+		s->stopped = AG_TUNE_STOP_OSCILLATION;
+		s->stopped_ms = now;
+	}
 }
 
 void ag_tune_init(struct ag_tune_state *s, const struct ag_tune_rule *r)
@@ -118,12 +202,21 @@ void ag_tune_decide(const struct ag_tune_rule *r,
 	d->action = AG_TUNE_HOLD;
 	d->from = s->value;
 	d->to = s->value;
+	if (s->stopped) {
+		d->reason = AG_TUNE_R_STOPPED;
+		return;
+	}
 	if (!in->fresh) {
 		d->reason = AG_TUNE_R_NO_DATA;
 		return;
 	}
 	if (r->guard && s->watching &&
 	    in->guard > s->guard_before + r->guard_tol) {
+		/* Room for it: a guarded step left it (below). */
+		if (ag_tune_writes(s, in->now_ms) >= r->max_writes) {
+			d->reason = AG_TUNE_R_BUDGET;
+			return;
+		}
 		d->action = AG_TUNE_REVERT;
 		d->reason = AG_TUNE_R_GUARD;
 		d->to = s->prev;
@@ -155,6 +248,13 @@ void ag_tune_decide(const struct ag_tune_rule *r,
 		d->reason = AG_TUNE_R_COOLDOWN;
 		return;
 	}
+	/* This write, and with a guard its revert, within the budget. */
+	if (ag_tune_writes(s, in->now_ms) + (r->guard ? 2 : 1) >
+	    r->max_writes) {
+		d->dir = dir;
+		d->reason = AG_TUNE_R_BUDGET;
+		return;
+	}
 	d->action = d->reason == AG_TUNE_R_HIGH ? AG_TUNE_STEP : AG_TUNE_BACK;
 	d->dir = dir;
 	d->to = to;
@@ -164,6 +264,13 @@ void ag_tune_update(const struct ag_tune_rule *r, struct ag_tune_state *s,
 		    const struct ag_tune_in *in,
 		    const struct ag_tune_decision *d, bool applied)
 {
+	if (s->stopped)
+		return;
+	if (d->reason == AG_TUNE_R_BUDGET) {
+		s->stopped = AG_TUNE_STOP_BUDGET;
+		s->stopped_ms = in->now_ms;
+		return;
+	}
 	if (!in->fresh)
 		return;
 	/* The metric crossed the band: a reverted step may be tried again. */
@@ -179,8 +286,10 @@ void ag_tune_update(const struct ag_tune_rule *r, struct ag_tune_state *s,
 	/* A failed write waits for the cool-down too: no hammering. */
 	s->changed = true;
 	s->changed_ms = in->now_ms;
+	ag_tune_count_write(s, in->now_ms);
 	if (!applied)
 		return;
+	ag_tune_count_change(s, in->now_ms, d->dir);
 	if (d->action == AG_TUNE_REVERT) {
 		s->blocked = d->dir > 0 ? -1 : 1;	/* the reverted step's way */
 		s->value = d->to;

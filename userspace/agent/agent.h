@@ -181,6 +181,19 @@ int ag_storm_restore(struct ag_storm *s, const struct rt_profile *b,
 
 /* Closed-loop tuning: [Tune] (ag_tune.c) --------------------------------- */
 
+/*
+ * The guardrails of a rule: at most MaxWritesPerHour= writes (tries
+ * included) in any AG_TUNE_WINDOW_MS; AG_TUNE_OSC_REVERSALS reversals of
+ * direction among the last AG_TUNE_OSC_CHANGES changes, all within
+ * AG_TUNE_WINDOW_MS, is oscillation.  Either stops the rule for good (the
+ * value in force stays) until ag_tune_init() again: reload, restart or
+ * the NIC coming back.
+ */
+#define AG_TUNE_WINDOW_MS	3600000ull
+#define AG_TUNE_WRITES_MAX	RT_TUNE_MAX_WRITES_PER_HOUR
+#define AG_TUNE_OSC_CHANGES	6
+#define AG_TUNE_OSC_REVERSALS	4
+
 /* One rule, from a profile's [Tune] (ag_tune_rule_from()). */
 struct ag_tune_rule {
 	int dir;			/* +1 Direction=increase, -1 decrease */
@@ -190,6 +203,7 @@ struct ag_tune_rule {
 	uint32_t cooldown_ms;
 	bool guard;			/* Guard= given */
 	uint64_t guard_tol;		/* events/s */
+	uint32_t max_writes;		/* MaxWritesPerHour= */
 };
 
 enum ag_tune_action {
@@ -208,7 +222,21 @@ enum ag_tune_reason {
 	AG_TUNE_R_COOLDOWN,		/* would move: CooldownMs= not over */
 	AG_TUNE_R_LIMIT,		/* would move: at Min= or Max= */
 	AG_TUNE_R_BLOCKED,		/* would move: that step was reverted */
+	AG_TUNE_R_BUDGET,		/* would move: MaxWritesPerHour= spent */
+	AG_TUNE_R_STOPPED,		/* the rule stopped (oscillation, budget) */
 	AG_TUNE_R_NUM
+};
+
+enum ag_tune_stop {
+	AG_TUNE_RUNNING,
+	AG_TUNE_STOP_OSCILLATION,
+	AG_TUNE_STOP_BUDGET,
+	AG_TUNE_STOP_NUM
+};
+
+struct ag_tune_change {
+	uint64_t ms;
+	int dir;
 };
 
 struct ag_tune_state {
@@ -219,6 +247,14 @@ struct ag_tune_state {
 	bool watching;			/* the guard watches the last step */
 	uint64_t guard_before;		/* guard rate when it was decided */
 	int blocked;			/* +1/-1: steps that way were reverted */
+	/* the guardrails */
+	enum ag_tune_stop stopped;
+	uint64_t stopped_ms;
+	unsigned int nwrites;		/* in write_ms[], oldest first */
+	uint64_t write_ms[AG_TUNE_WRITES_MAX];	/* tries, last window */
+	unsigned int nchanges;		/* in changes[], oldest first */
+	struct ag_tune_change changes[AG_TUNE_OSC_CHANGES];
+	unsigned int reversals;		/* among changes[] at the last one */
 };
 
 /* One sample of the port's rates. */
@@ -250,8 +286,12 @@ void ag_tune_decide(const struct ag_tune_rule *r,
 void ag_tune_update(const struct ag_tune_rule *r, struct ag_tune_state *s,
 		    const struct ag_tune_in *in,
 		    const struct ag_tune_decision *d, bool applied);
+/* ag_tune_writes() - writes (tries) within the window ending at @now_ms. */
+unsigned int ag_tune_writes(const struct ag_tune_state *s, uint64_t now_ms);
 /* "hold", "step", "back", "revert"; "high", "cooldown", ...; "up" ... */
 const char *ag_tune_action_name(enum ag_tune_action a);
+/* "running", "oscillation", "budget" */
+const char *ag_tune_stop_name(enum ag_tune_stop r);
 const char *ag_tune_reason_name(enum ag_tune_reason r);
 const char *ag_tune_dir_name(int dir);
 
@@ -311,6 +351,7 @@ struct ag_stats {
 	bool tune;			/* the profile has a rule */
 	char tune_param[40];		/* its Parameter=, "AIRateMbps" */
 	uint32_t tune_value;		/* in force */
+	enum ag_tune_stop tune_stopped;	/* the rule stopped, why */
 	/* decisions by direction (down, none, up) and reason */
 	uint64_t tune_decisions[3][AG_TUNE_R_NUM];
 };

@@ -324,6 +324,7 @@ static void ag_tune_setup(struct ag_nic *an)
 	snprintf(an->st.tune_param, sizeof(an->st.tune_param), "%s",
 		 rt_dcqcn_keys[p->tune_param].key);
 	an->st.tune_value = an->ts.value;
+	an->st.tune_stopped = an->ts.stopped;
 	an->tune_due_ms = ag_now_ms() + p->tune_interval_ms;
 }
 
@@ -1122,6 +1123,7 @@ static void ag_tune_tick(struct ag *ag, struct ag_nic *an)
 	uint64_t sample_ns;
 	char guard[160] = "";
 	struct nl_msg *msg;
+	enum ag_tune_stop was;
 	bool ok, applied;
 	int err, level;
 
@@ -1168,9 +1170,21 @@ static void ag_tune_tick(struct ag *ag, struct ag_nic *an)
 		applied = !ag_tune_write(ag, an, d.to);
 	if (in.fresh)
 		an->tune_sample_ns = applied ? ag_now_ns() : sample_ns;
+	was = an->ts.stopped;
 	ag_tune_update(&an->tr, &an->ts, &in, &d, applied);
 	ag_stats_tune(&an->st, &d);
 	an->st.tune_value = an->ts.value;
+	an->st.tune_stopped = an->ts.stopped;
+	if (!was && an->ts.stopped == AG_TUNE_STOP_OSCILLATION)
+		ag_log(AG_WARNING, "%s: tune %s stopped (oscillation: %u reversals of direction in the last %u changes within an hour, the last %u -> %u): %u stays in force until the profiles are reloaded or the agent restarts",
+		       nd, param, an->ts.reversals, an->ts.nchanges, d.from,
+		       d.to, an->ts.value);
+	else if (!was && an->ts.stopped == AG_TUNE_STOP_BUDGET)
+		ag_log(AG_WARNING, "%s: tune %s stopped (budget: MaxWritesPerHour=%u spent, %u writes in the last hour; it would %s): %u stays in force until the profiles are reloaded or the agent restarts",
+		       nd, param, an->tr.max_writes,
+		       ag_tune_writes(&an->ts, in.now_ms),
+		       d.dir > 0 ? "go up" : d.dir < 0 ? "go down" :
+		       "revert", an->ts.value);
 	if (applied && ag_eff_build(an))
 		ag_log(AG_ERR, "%s: out of memory", nd);
 
@@ -1201,6 +1215,7 @@ static void ag_tune_tick(struct ag *ag, struct ag_nic *an)
 	}
 	/* A hold: said once per reason, the rest at debug level. */
 	level = d.reason == AG_TUNE_R_IDLE || d.reason == AG_TUNE_R_NO_DATA ||
+		d.reason == AG_TUNE_R_STOPPED || d.reason == AG_TUNE_R_BUDGET ||
 		d.reason == an->tune_logged ? AG_DEBUG : AG_INFO;
 	if (level == AG_INFO)
 		an->tune_logged = d.reason;
@@ -1789,8 +1804,20 @@ static void ag_status_tune(struct rt_print *pr, const struct ag_nic *an)
 			rt_tune_metric_name(p->tune_metric));
 	rt_print_bool(pr, RT_PRINT_ANY, "guard_watching",
 		      ", guard watching: %s", an->ts.watching);
-	rt_print_string(pr, RT_PRINT_ANY, "blocked", ", steps blocked: %s\n",
+	rt_print_string(pr, RT_PRINT_ANY, "blocked", ", steps blocked: %s",
 			ag_tune_dir_name(an->ts.blocked));
+	rt_print_uint(pr, RT_PRINT_ANY, "writes_last_hour",
+		      ", writes in the last hour: %" PRIu64,
+		      ag_tune_writes(&an->ts, ag_now_ms()));
+	rt_print_uint(pr, RT_PRINT_ANY, "max_writes_per_hour", " of %" PRIu64,
+		      an->tr.max_writes);
+	/* "running", or why it stopped */
+	rt_print_string(pr, RT_PRINT_JSON, "state", NULL,
+			ag_tune_stop_name(an->ts.stopped));
+	if (an->ts.stopped)
+		rt_print_text(pr, ", STOPPED (%s)",
+			      ag_tune_stop_name(an->ts.stopped));
+	rt_print_text(pr, "\n");
 	rt_print_close_object(pr);
 }
 

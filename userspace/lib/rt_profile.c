@@ -104,6 +104,57 @@ static const char *const rt_pkey_agent_names[RT_PK_NUM - RT_PK_AGENT_ON_DRIFT] =
 	[RT_PK_TUNE_INTERVAL_MS - RT_PK_AGENT_ON_DRIFT] = "IntervalMs",
 	[RT_PK_TUNE_GUARD - RT_PK_AGENT_ON_DRIFT] = "Guard",
 	[RT_PK_TUNE_GUARD_TOLERANCE - RT_PK_AGENT_ON_DRIFT] = "GuardTolerance",
+	[RT_PK_TUNE_MAX_WRITES_PER_HOUR - RT_PK_AGENT_ON_DRIFT] =
+		"MaxWritesPerHour",
+};
+
+/*
+ * [Tune] Parameter=: only a rate or a timer of DCQCN's reaction and
+ * notification points is moved by a rule.  Why each other key is not:
+ * NULL here is a rate or timer.  (CNPDSCP and CNPPriority move the CNPs
+ * to another traffic class, where no PFC and ETS of the profile may
+ * hold them; the gains, counts and modes change what DCQCN is, not how
+ * fast it acts.)
+ */
+static const char *const rt_tune_not_tunable[RT_DCQCN_NUM] = {
+	[RT_DCQCN_CNP_DSCP] =
+		"it moves the CNPs to another DSCP, and so another traffic class",
+	[RT_DCQCN_CNP_PRIORITY] =
+		"it moves the CNPs to another priority, and so another traffic class",
+	[RT_DCQCN_BYTE_RESET_BYTES] = "a byte count",
+	[RT_DCQCN_THRESHOLD] = "a count of rate-increase events",
+	[RT_DCQCN_INITIAL_ALPHA] = "a gain (alpha, in 1/1024)",
+	[RT_DCQCN_G] = "a gain (g, in 1/1024)",
+	[RT_DCQCN_GD] = "a gain (the shift of the rate decrease)",
+	[RT_DCQCN_MIN_DECREASE_FACTOR_PERCENT] = "a factor",
+	[RT_DCQCN_CLAMP_TARGET_RATE] = "a boolean (a mode)",
+	[RT_DCQCN_CLAMP_TARGET_RATE_AFTER_TIME_INC] = "a boolean (a mode)",
+	[RT_DCQCN_ENABLE] = "it turns DCQCN on or off",
+};
+
+#define RT_TUNE_TUNABLE	"MinRateMbps, MaxRateMbps, AIRateMbps, HAIRateMbps, " \
+			"RateOnFirstCNPMbps, MinTimeBetweenCNPsUs, " \
+			"RateReduceMonitorPeriodUs, TimeResetUs or DceTcpRttUs"
+
+/*
+ * The [DCQCN] keys whose 0 is no value but another mode: a rule may not
+ * reach it (Min= at least 1).
+ */
+static const char *const rt_dcqcn_zero_mode[RT_DCQCN_NUM] = {
+	[RT_DCQCN_MAX_RATE_MBPS] = "line rate",
+	[RT_DCQCN_RATE_ON_FIRST_CNP_MBPS] = "off",
+};
+
+/*
+ * The pairs of [DCQCN] keys that a profile orders, lo <= hi (0 of hi:
+ * no bound, when rt_dcqcn_zero_mode[hi]).  rt_check_profile() checks the
+ * profile's own values; a [Tune] rule of one of them must stay within
+ * the other's value all the way from Min= to Max=.
+ */
+static const struct {
+	enum rt_dcqcn_param lo, hi;
+} rt_dcqcn_order[] = {
+	{ RT_DCQCN_MIN_RATE_MBPS, RT_DCQCN_MAX_RATE_MBPS },
 };
 
 /* The metrics of [Tune] that add counters up, by enum rt_tune_metric. */
@@ -976,9 +1027,10 @@ static int rt_p_tune(struct rt_pstate *st, enum rt_pkey k, const char *v)
 			return -1;
 		}
 		i = (unsigned int)key - RT_PK_DCQCN;
-		if (rt_dcqcn_keys[i].boolean) {
+		if (rt_tune_not_tunable[i]) {
 			rt_kerr(st, st->lineno, k, v,
-				"a boolean cannot be tuned in steps (a numeric [DCQCN] key)");
+				"not tunable: %s; a rule moves only a rate or a timer (" RT_TUNE_TUNABLE ")",
+				rt_tune_not_tunable[i]);
 			return -1;
 		}
 		p->tune_param = i;
@@ -1003,6 +1055,11 @@ static int rt_p_tune(struct rt_pstate *st, enum rt_pkey k, const char *v)
 	case RT_PK_TUNE_GUARD_TOLERANCE:
 		if (rt_scalar(st, k, v, 0, RT_TUNE_RATE_MAX, "events/s", &n))
 			return -1;
+		if (k == RT_PK_TUNE_BELOW && !n) {
+			rt_kerr(st, st->lineno, k, v,
+				"no rate is below 0, so the rule would never step back (a one-way ratchet): at least 1 events/s");
+			return -1;
+		}
 		if (k == RT_PK_TUNE_ABOVE)
 			p->tune_above = n;
 		else if (k == RT_PK_TUNE_BELOW)
@@ -1029,7 +1086,21 @@ static int rt_p_tune(struct rt_pstate *st, enum rt_pkey k, const char *v)
 	case RT_PK_TUNE_COOLDOWN_MS:
 		if (rt_scalar(st, k, v, 0, 86400000, "milliseconds", &n))
 			return -1;
+		if (n < RT_TUNE_MIN_COOLDOWN_MS) {
+			rt_kerr(st, st->lineno, k, v,
+				"at least %u ms between two writes (at most %u an hour; CooldownMs=0 with IntervalMs=100 is 36000)",
+				RT_TUNE_MIN_COOLDOWN_MS,
+				3600000 / RT_TUNE_MIN_COOLDOWN_MS);
+			return -1;
+		}
 		p->tune_cooldown_ms = (uint32_t)n;
+		return 0;
+	case RT_PK_TUNE_MAX_WRITES_PER_HOUR:
+		if (rt_scalar(st, k, v, 2, RT_TUNE_MAX_WRITES_PER_HOUR,
+			      "writes in any hour, a step and its revert at least",
+			      &n))
+			return -1;
+		p->tune_max_writes_h = (uint32_t)n;
 		return 0;
 	default:	/* RT_PK_TUNE_INTERVAL_MS */
 		if (rt_scalar(st, k, v, RT_TUNE_MIN_INTERVAL_MS, 3600000,
@@ -1117,7 +1188,7 @@ static const char *rt_allowed(enum rt_pkey k, char *buf, size_t len)
 	case RT_PK_AGENT_METRICS_TOP_QPS:
 		return "decimal 0..1000";
 	case RT_PK_TUNE_PARAMETER:
-		return "a numeric [DCQCN] key";
+		return "a rate or timer [DCQCN] key";
 	case RT_PK_TUNE_METRIC:
 	case RT_PK_TUNE_GUARD:
 		return "cnp, ecn, pause, rx-pause, tx-pause or a port counter";
@@ -1133,7 +1204,9 @@ static const char *rt_allowed(enum rt_pkey k, char *buf, size_t len)
 	case RT_PK_TUNE_MAX:
 		return "decimal 0..4294967295";
 	case RT_PK_TUNE_COOLDOWN_MS:
-		return "decimal 0..86400000";
+		return "decimal 1000..86400000";
+	case RT_PK_TUNE_MAX_WRITES_PER_HOUR:
+		return "decimal 2..600";
 	case RT_PK_TUNE_INTERVAL_MS:
 		return "decimal 100..3600000";
 	case RT_PK_WD_ACTION:
@@ -1169,7 +1242,7 @@ static const char *rt_sec_keys(enum rt_psec s)
 	case RT_SEC_WATCHDOG:
 		return "Action, StormMs, RestoreAfterMs, TimeoutMs";
 	case RT_SEC_TUNE:
-		return "Parameter, Metric, Direction, Above, Below, Step, Min, Max, CooldownMs, IntervalMs, Guard, GuardTolerance";
+		return "Parameter, Metric, Direction, Above, Below, Step, Min, Max, CooldownMs, IntervalMs, Guard, GuardTolerance, MaxWritesPerHour";
 	default:
 		return "see the [DCQCN] table of Documentation/profiles.rst";
 	}
@@ -1443,7 +1516,65 @@ static bool rt_tune_any(const struct rt_pstate *st)
 	return false;		/* an empty [Tune] is no rule */
 }
 
-/* [Tune]: complete, within the parameter's range, with hysteresis. */
+/*
+ * [Tune] of one key of the ordered pair @lo <= @hi: the other key of the
+ * pair is in the profile too, and Min=..Max= keeps to it.
+ */
+static void rt_check_tune_order(struct rt_pstate *st, enum rt_dcqcn_param lo,
+				enum rt_dcqcn_param hi)
+{
+	struct rt_profile *p = st->p;
+	enum rt_dcqcn_param t = p->tune_param, o;
+	const char *tk, *ok;
+	enum rt_pkey opk;
+	bool upper;		/* the other key bounds the tuned one above */
+	uint32_t ov;
+
+	if (t == lo) {
+		o = hi;
+		upper = true;
+	} else if (t == hi) {
+		o = lo;
+		upper = false;
+	} else {
+		return;
+	}
+	tk = rt_dcqcn_keys[t].key;
+	ok = rt_dcqcn_keys[o].key;
+	opk = RT_PK_DCQCN + o;
+	if (st->bad[opk])
+		return;
+	if (!rt_profile_has(p, opk)) {
+		rt_kerr(st, p->line[RT_PK_TUNE_PARAMETER], RT_PK_TUNE_PARAMETER,
+			st->text[RT_PK_TUNE_PARAMETER],
+			"needs %s= in [DCQCN] too (%s <= %s: the rule's %s= is checked against it)",
+			ok, rt_dcqcn_keys[lo].key, rt_dcqcn_keys[hi].key,
+			upper ? "Max" : "Min");
+		return;
+	}
+	ov = p->dcqcn[o];
+	if (upper) {
+		if (!ov && rt_dcqcn_zero_mode[o])
+			return;		/* MaxRateMbps=0: line rate, no bound */
+		if (p->tune_max > ov)
+			rt_kerr(st, p->line[RT_PK_TUNE_MAX], RT_PK_TUNE_MAX,
+				st->text[RT_PK_TUNE_MAX],
+				"above [DCQCN] %s=%u on line %u (%s <= %s: the rule would take %s past it)",
+				ok, ov, p->line[opk], rt_dcqcn_keys[lo].key,
+				rt_dcqcn_keys[hi].key, tk);
+	} else if (p->tune_min < ov) {
+		rt_kerr(st, p->line[RT_PK_TUNE_MIN], RT_PK_TUNE_MIN,
+			st->text[RT_PK_TUNE_MIN],
+			"below [DCQCN] %s=%u on line %u (%s <= %s: the rule would take %s under it)",
+			ok, ov, p->line[opk], rt_dcqcn_keys[lo].key,
+			rt_dcqcn_keys[hi].key, tk);
+	}
+}
+
+/*
+ * [Tune]: complete, a rate or timer, within the parameter's range and
+ * the profile's own bounds, with hysteresis.
+ */
 static void rt_check_tune(struct rt_pstate *st)
 {
 	struct rt_profile *p = st->p;
@@ -1501,6 +1632,14 @@ static void rt_check_tune(struct rt_pstate *st)
 			st->text[RT_PK_TUNE_MAX],
 			"outside the range of %s (%u..%u)", dk->key, dk->min,
 			dk->max);
+	if (rt_dcqcn_zero_mode[p->tune_param] && !p->tune_min)
+		rt_kerr(st, p->line[RT_PK_TUNE_MIN], RT_PK_TUNE_MIN,
+			st->text[RT_PK_TUNE_MIN],
+			"%s=0 is no rate but %s: a rule may not switch to it (at least 1)",
+			dk->key, rt_dcqcn_zero_mode[p->tune_param]);
+	for (i = 0; i < ARRAY_SIZE(rt_dcqcn_order); i++)
+		rt_check_tune_order(st, rt_dcqcn_order[i].lo,
+				    rt_dcqcn_order[i].hi);
 	if (p->tune_min >= p->tune_max) {
 		rt_kerr(st, p->line[RT_PK_TUNE_MIN], RT_PK_TUNE_MIN,
 			st->text[RT_PK_TUNE_MIN],
@@ -1605,19 +1744,24 @@ static void rt_check_profile(struct rt_pstate *st)
 
 	rt_check_tune(st);
 
-	if (rt_profile_has(p, RT_PK_DCQCN + RT_DCQCN_MIN_RATE_MBPS) &&
-	    rt_profile_has(p, RT_PK_DCQCN + RT_DCQCN_MAX_RATE_MBPS) &&
-	    !st->bad[RT_PK_DCQCN + RT_DCQCN_MIN_RATE_MBPS] &&
-	    !st->bad[RT_PK_DCQCN + RT_DCQCN_MAX_RATE_MBPS] &&
-	    p->dcqcn[RT_DCQCN_MAX_RATE_MBPS] &&
-	    p->dcqcn[RT_DCQCN_MIN_RATE_MBPS] >
-	    p->dcqcn[RT_DCQCN_MAX_RATE_MBPS]) {
-		enum rt_pkey k = RT_PK_DCQCN + RT_DCQCN_MIN_RATE_MBPS;
+	for (i = 0; i < ARRAY_SIZE(rt_dcqcn_order); i++) {
+		enum rt_dcqcn_param lo = rt_dcqcn_order[i].lo;
+		enum rt_dcqcn_param hi = rt_dcqcn_order[i].hi;
+		enum rt_pkey lk = RT_PK_DCQCN + lo, hk = RT_PK_DCQCN + hi;
+		char unless[64] = "";
 
-		rt_kerr(st, p->line[k], k, st->text[k],
-			"above MaxRateMbps=%u on line %u (MinRateMbps <= MaxRateMbps unless MaxRateMbps=0)",
-			p->dcqcn[RT_DCQCN_MAX_RATE_MBPS],
-			p->line[RT_PK_DCQCN + RT_DCQCN_MAX_RATE_MBPS]);
+		if (!rt_profile_has(p, lk) || !rt_profile_has(p, hk) ||
+		    st->bad[lk] || st->bad[hk] ||
+		    (!p->dcqcn[hi] && rt_dcqcn_zero_mode[hi]) ||
+		    p->dcqcn[lo] <= p->dcqcn[hi])
+			continue;
+		if (rt_dcqcn_zero_mode[hi])
+			snprintf(unless, sizeof(unless), " unless %s=0",
+				 rt_dcqcn_keys[hi].key);
+		rt_kerr(st, p->line[lk], lk, st->text[lk],
+			"above %s=%u on line %u (%s <= %s%s)",
+			rt_dcqcn_keys[hi].key, p->dcqcn[hi], p->line[hk],
+			rt_dcqcn_keys[lo].key, rt_dcqcn_keys[hi].key, unless);
 	}
 }
 
@@ -1644,6 +1788,7 @@ static void rt_profile_init(struct rt_profile *p, const char *path)
 	p->tune_dir = RT_TUNE_INCREASE;
 	p->tune_cooldown_ms = RT_TUNE_DEF_COOLDOWN_MS;
 	p->tune_interval_ms = RT_TUNE_DEF_INTERVAL_MS;
+	p->tune_max_writes_h = RT_TUNE_DEF_MAX_WRITES_PER_HOUR;
 }
 
 int rt_profile_parse_fp(FILE *f, const char *path, struct rt_profile *p,

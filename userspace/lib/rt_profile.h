@@ -136,6 +136,9 @@ enum rt_tune_dir {
 
 /* Defaults and limits of the [Tune] and [Agent] MetricsTopQPs= keys. */
 #define RT_TUNE_DEF_COOLDOWN_MS		10000
+#define RT_TUNE_MIN_COOLDOWN_MS		1000	/* at most 3600 changes/h */
+#define RT_TUNE_DEF_MAX_WRITES_PER_HOUR	60
+#define RT_TUNE_MAX_WRITES_PER_HOUR	600
 #define RT_TUNE_DEF_INTERVAL_MS		1000
 #define RT_TUNE_MIN_INTERVAL_MS		100
 #define RT_TUNE_RATE_MAX		1000000000000ull	/* events/s */
@@ -198,6 +201,7 @@ enum rt_pkey {
 	RT_PK_TUNE_INTERVAL_MS,
 	RT_PK_TUNE_GUARD,
 	RT_PK_TUNE_GUARD_TOLERANCE,
+	RT_PK_TUNE_MAX_WRITES_PER_HOUR,
 	RT_PK_NUM
 };
 
@@ -266,6 +270,7 @@ struct rt_profile {
 	uint32_t tune_interval_ms;	/* IntervalMs= */
 	unsigned int tune_guard;	/* Guard=, RT_TM_NONE: no guard */
 	uint64_t tune_guard_tol;	/* GuardTolerance=, events/s */
+	uint32_t tune_max_writes_h;	/* MaxWritesPerHour= */
 };
 
 /* rt_profile_has() - @key was given in @p. */

@@ -450,6 +450,7 @@ static void tune_rule(struct ag_tune_rule *r, int dir, bool guard)
 	r->cooldown_ms = 5000;
 	r->guard = guard;
 	r->guard_tol = 50;
+	r->max_writes = AG_TUNE_WRITES_MAX;
 }
 
 /*
@@ -578,7 +579,12 @@ static void tune_guard_reverts(void **state)
 	tune_expect(&r, &s, 65000, 500, 0, AG_TUNE_HOLD, AG_TUNE_R_IDLE, 18);
 	assert_false(s.watching);
 	tune_expect(&r, &s, 70000, 500, 100000, AG_TUNE_HOLD, AG_TUNE_R_IDLE, 18);
-	/* A step back is guarded too; its revert blocks going back. */
+	/*
+	 * A step back is guarded too; its revert blocks going back.  (Up,
+	 * down, up, down, up within 81 s would be oscillation: a fresh
+	 * history, the detector has tests of its own.)
+	 */
+	s.nchanges = 0;
 	tune_expect(&r, &s, 80000, 0, 10, AG_TUNE_BACK, AG_TUNE_R_LOW, 10);
 	tune_expect(&r, &s, 81000, 0, 100, AG_TUNE_REVERT, AG_TUNE_R_GUARD, 18);
 	tune_expect(&r, &s, 90000, 0, 0, AG_TUNE_HOLD, AG_TUNE_R_BLOCKED, 18);
@@ -637,16 +643,20 @@ static uint32_t tune_rand(uint32_t *x)
 /*
  * Whatever the rates and whichever writes fail: the value never leaves
  * Min..Max, moves at most one Step= per change (a revert undoes exactly
- * one), and changes (steps and backs) are CooldownMs= apart.
+ * one), changes (steps and backs) are CooldownMs= apart, no hour has
+ * more than MaxWritesPerHour= writes, and a stopped rule writes nothing
+ * (it is started again, as a reload would).
  */
 static void tune_invariants(void **state)
 {
+	static uint64_t w[AG_TUNE_WRITES_MAX + 1];
 	struct ag_tune_rule r;
 	struct ag_tune_state s;
 	struct ag_tune_decision d;
 	struct ag_tune_in in = { 0 };
 	uint64_t last_change = 0;
 	unsigned int i, steps = 0, backs = 0, reverts = 0, limits = 0;
+	unsigned int stops[AG_TUNE_STOP_NUM] = { 0 }, nw = 0, k;
 	bool changed = false;
 	uint32_t x = 12345, v;
 	int dir;
@@ -655,8 +665,10 @@ static void tune_invariants(void **state)
 	for (dir = -1; dir <= 1; dir += 2) {
 		tune_rule(&r, dir, true);
 		r.step = 7;
+		r.max_writes = dir > 0 ? 9 : 40;
 		ag_tune_init(&s, &r);
 		changed = false;
+		nw = 0;
 		for (i = 0; i < 200000; i++) {
 			in.now_ms += 100 + tune_rand(&x) % 900;
 			in.fresh = tune_rand(&x) % 10 != 0;
@@ -665,6 +677,18 @@ static void tune_invariants(void **state)
 			v = s.value;
 			ag_tune_decide(&r, &s, &in, &d);
 			assert_int_equal(d.from, v);
+			if (s.stopped) {
+				/* Stopped: holds, for good, until init. */
+				assert_int_equal(d.action, AG_TUNE_HOLD);
+				assert_int_equal(d.reason, AG_TUNE_R_STOPPED);
+				ag_tune_update(&r, &s, &in, &d, true);
+				assert_int_equal(s.value, v);
+				stops[s.stopped]++;
+				ag_tune_init(&s, &r);
+				changed = false;
+				nw = 0;
+				continue;
+			}
 			if (d.action == AG_TUNE_STEP || d.action == AG_TUNE_BACK) {
 				assert_true(d.to != v);
 				assert_true(d.to >= r.min && d.to <= r.max);
@@ -679,6 +703,14 @@ static void tune_invariants(void **state)
 			if (d.action != AG_TUNE_HOLD) {
 				changed = true;
 				last_change = in.now_ms;
+				/* The writes of the hour up to now. */
+				for (k = 0; k < nw &&
+				     in.now_ms >= w[k] + AG_TUNE_WINDOW_MS; k++)
+					;
+				memmove(w, w + k, (nw - k) * sizeof(w[0]));
+				nw -= k;
+				w[nw++] = in.now_ms;
+				assert_true(nw <= r.max_writes);
 			}
 			steps += d.action == AG_TUNE_STEP;
 			backs += d.action == AG_TUNE_BACK;
@@ -692,10 +724,13 @@ static void tune_invariants(void **state)
 					    s.value <= r.base);
 		}
 	}
-	fprintf(stderr, "# tune: %u steps, %u backs, %u reverts, %u at a limit\n",
-		steps, backs, reverts, limits);
+	fprintf(stderr, "# tune: %u steps, %u backs, %u reverts, %u at a limit, stopped %u times by oscillation, %u by the budget\n",
+		steps, backs, reverts, limits,
+		stops[AG_TUNE_STOP_OSCILLATION], stops[AG_TUNE_STOP_BUDGET]);
 	/* The run went through every kind of decision. */
 	assert_true(steps > 100 && backs > 100 && reverts > 10 && limits > 10);
+	assert_true(stops[AG_TUNE_STOP_OSCILLATION] > 10);
+	assert_true(stops[AG_TUNE_STOP_BUDGET] > 10);
 }
 
 /* ---- metrics ---- */
@@ -806,7 +841,11 @@ static void metrics_families(void **state)
 		ag_stats_tune(a, &d);
 		d.reason = AG_TUNE_R_NO_DATA;
 		ag_stats_tune(a, &d);
+		/* A stopped rule's holds are no decisions either. */
+		d.reason = AG_TUNE_R_STOPPED;
+		ag_stats_tune(a, &d);
 	}
+	a->tune_stopped = AG_TUNE_STOP_BUDGET;
 
 	t = metrics_text(&g, v, 2);
 	assert_non_null(strstr(t, "rocetune_agent_tune_value{netdev=\"rsim5\",parameter=\"MinTimeBetweenCNPsUs\"} 12\n"));
@@ -814,6 +853,9 @@ static void metrics_families(void **state)
 	assert_non_null(strstr(t, "rocetune_agent_tune_decisions_total{netdev=\"rsim5\",parameter=\"MinTimeBetweenCNPsUs\",direction=\"down\",reason=\"guard\"} 1\n"));
 	assert_non_null(strstr(t, "rocetune_agent_tune_decisions_total{netdev=\"rsim5\",parameter=\"MinTimeBetweenCNPsUs\",direction=\"none\",reason=\"cooldown\"} 1\n"));
 	assert_int_equal(count(t, "rocetune_agent_tune_decisions_total{"), 3);
+	assert_non_null(strstr(t, "rocetune_agent_tune_stopped{netdev=\"rsim5\",parameter=\"MinTimeBetweenCNPsUs\",reason=\"oscillation\"} 0\n"));
+	assert_non_null(strstr(t, "rocetune_agent_tune_stopped{netdev=\"rsim5\",parameter=\"MinTimeBetweenCNPsUs\",reason=\"budget\"} 1\n"));
+	assert_int_equal(count(t, "# TYPE rocetune_agent_tune_stopped gauge\n"), 1);
 	assert_int_equal(count(t, "# TYPE rocetune_agent_tune_decisions_total counter\n"), 1);
 	assert_null(strstr(t, "rocetune_agent_tune_value{netdev=\"va\""));
 	/* One HELP and TYPE per family. */
@@ -881,6 +923,245 @@ static void drift_table_bounded(void **state)
 	free(s);
 }
 
+/* ---- the tuner and a plant, over simulated hours ---- */
+
+/*
+ * The rule of the plant tests, from a real profile through the parser:
+ * CNPs above 1000/s make MinTimeBetweenCNPsUs (4) larger by 4, up to 64,
+ * below 100/s it goes back; the default MaxWritesPerHour= (60).
+ */
+static void plant_rule(struct ag_tune_rule *r, const char *extra)
+{
+	static const char head[] =
+		"[Match]\n[DCQCN]\nMinTimeBetweenCNPsUs=4\n[Tune]\n"
+		"Parameter=MinTimeBetweenCNPsUs\nMetric=cnp\n"
+		"Direction=increase\nAbove=1000\nBelow=100\nStep=4\n"
+		"Min=4\nMax=64\nCooldownMs=10000\nIntervalMs=1000\n";
+	struct rt_profile *p = calloc(1, sizeof(*p));
+	struct rt_diag *d = calloc(1, sizeof(*d));
+	char text[1024];
+	FILE *f;
+
+	assert_non_null(p);
+	assert_non_null(d);
+	snprintf(text, sizeof(text), "%s%s", head, extra);
+	f = fmemopen(text, strlen(text), "r");
+	assert_non_null(f);
+	if (rt_profile_parse_fp(f, "plant.conf", p, d))
+		rt_diag_print(d, stderr);
+	assert_int_equal(d->n, 0);
+	fclose(f);
+	assert_true(rt_profile_has(p, RT_PK_TUNE_PARAMETER));
+	ag_tune_rule_from(r, p);
+	free(p);
+	free(d);
+}
+
+/* The CNP rate of a plant with the parameter at @v, @t ms into the run. */
+typedef uint64_t plant_fn(uint32_t v, uint64_t t);
+
+struct plant_run {
+	unsigned int writes;		/* all of them */
+	unsigned int max_hour;		/* the most in any hour */
+	unsigned int after_stop;	/* writes after the rule stopped */
+	uint64_t stop_ms;		/* when it stopped, 0: never */
+	uint32_t lo, hi;		/* the values it took */
+};
+
+/*
+ * @hours of samples every IntervalMs= (1 s) through ag_tune_decide() and
+ * ag_tune_update(), every write working; the plant answers the value in
+ * force at the next sample.
+ */
+static void plant_drive(const struct ag_tune_rule *r, struct ag_tune_state *s,
+			plant_fn *plant, unsigned int hours,
+			struct plant_run *o)
+{
+	static uint64_t w[4096];
+	struct ag_tune_decision d;
+	struct ag_tune_in in = { .fresh = true };
+	unsigned int nw = 0, k;
+
+	memset(o, 0, sizeof(*o));
+	o->lo = o->hi = s->value;
+	for (in.now_ms = 1000; in.now_ms < hours * AG_TUNE_WINDOW_MS;
+	     in.now_ms += 1000) {
+		in.metric = plant(s->value, in.now_ms);
+		ag_tune_decide(r, s, &in, &d);
+		if (d.action != AG_TUNE_HOLD) {
+			o->writes++;
+			o->after_stop += o->stop_ms != 0;
+			for (k = 0; k < nw &&
+			     in.now_ms >= w[k] + AG_TUNE_WINDOW_MS; k++)
+				;
+			memmove(w, w + k, (nw - k) * sizeof(w[0]));
+			nw -= k;
+			assert_true(nw < sizeof(w) / sizeof(w[0]));
+			w[nw++] = in.now_ms;
+			if (nw > o->max_hour)
+				o->max_hour = nw;
+		}
+		ag_tune_update(r, s, &in, &d, true);
+		if (s->stopped && !o->stop_ms)
+			o->stop_ms = in.now_ms;
+		if (s->value < o->lo)
+			o->lo = s->value;
+		if (s->value > o->hi)
+			o->hi = s->value;
+	}
+}
+
+/* The rocetune_agent_tune_stopped sample of @reason in the agent's text. */
+static bool plant_reported(const struct ag_tune_state *s, const char *reason,
+			   const char *value)
+{
+	struct ag_global g = { 0 };
+	struct ag_stats *a = calloc(1, sizeof(*a));
+	const struct ag_stats *v[1] = { a };
+	char want[256], *t;
+	bool ok;
+
+	assert_non_null(a);
+	snprintf(a->netdev, sizeof(a->netdev), "rsim5");
+	a->tune = true;
+	snprintf(a->tune_param, sizeof(a->tune_param), "MinTimeBetweenCNPsUs");
+	a->tune_value = s->value;
+	a->tune_stopped = s->stopped;
+	t = metrics_text(&g, v, 1);
+	snprintf(want, sizeof(want),
+		 "\nrocetune_agent_tune_stopped{netdev=\"rsim5\",parameter=\"MinTimeBetweenCNPsUs\",reason=\"%s\"} %s\n",
+		 reason, value);
+	ok = strstr(t, want) != NULL;
+	if (!ok)
+		fprintf(stderr, "# no \"%s\" in the metrics\n", want + 1);
+	free(t);
+	free(a);
+	return ok;
+}
+
+/*
+ * Too much gain: at the profile's 4 the port sends 5000 CNPs/s, one step
+ * up (8) and it sends none; so the rule steps up, the rate drops below
+ * Below=, it steps back, and so on: a write every CooldownMs=, 360 an
+ * hour, for ever.
+ */
+static uint64_t plant_overshoot(uint32_t v, uint64_t t)
+{
+	(void)t;
+	return v <= 4 ? 5000 : 0;
+}
+
+/*
+ * Traffic that comes and goes every 25 s: three steps up while it is
+ * there, three back while it is not (one reversal in three changes,
+ * which is no oscillation): 430 writes an hour that MaxWritesPerHour=
+ * must bound.
+ */
+static uint64_t plant_flapping(uint32_t v, uint64_t t)
+{
+	(void)v;
+	return (t / 25000) % 2 ? 0 : 5000;
+}
+
+/* Well behaved: the CNP rate falls as the gap between CNPs grows. */
+static uint64_t plant_smooth(uint32_t v, uint64_t t)
+{
+	(void)t;
+	return 32000 / v;
+}
+
+/* The same, with the traffic there for 30 minutes of every hour. */
+static uint64_t plant_daily(uint32_t v, uint64_t t)
+{
+	return (t / 1800000) % 2 ? 50 : 32000 / v;
+}
+
+static void tune_plant_oscillates(void **state)
+{
+	struct ag_tune_rule r;
+	struct ag_tune_state s;
+	struct plant_run o;
+
+	(void)state;
+	plant_rule(&r, "");
+	ag_tune_init(&s, &r);
+	plant_drive(&r, &s, plant_overshoot, 3, &o);
+	fprintf(stderr, "# overshooting plant, 3 h: %u writes (at most %u in an hour), stopped after %.0f s: %s, value %u\n",
+		o.writes, o.max_hour, (double)o.stop_ms / 1000,
+		ag_tune_stop_name(s.stopped), s.value);
+	assert_true(o.max_hour <= RT_TUNE_DEF_MAX_WRITES_PER_HOUR);
+	assert_int_equal(r.max_writes, RT_TUNE_DEF_MAX_WRITES_PER_HOUR);
+	/* Stopped, for oscillation, within the first minutes ... */
+	assert_int_equal(s.stopped, AG_TUNE_STOP_OSCILLATION);
+	assert_string_equal(ag_tune_stop_name(s.stopped), "oscillation");
+	assert_true(o.stop_ms > 0 && o.stop_ms <= 60000);
+	assert_int_equal(s.reversals, AG_TUNE_OSC_REVERSALS);
+	/* ... after 5 writes (4 reversals), none since, in the budget. */
+	assert_int_equal(o.writes, AG_TUNE_OSC_REVERSALS + 1);
+	assert_int_equal(o.after_stop, 0);
+	assert_true(o.max_hour <= r.max_writes);
+	assert_true(o.lo == 4 && o.hi == 8);
+	/* Said where the operator looks: the metric, by its reason. */
+	assert_true(plant_reported(&s, "oscillation", "1"));
+	assert_true(plant_reported(&s, "budget", "0"));
+
+	/* A load that flaps is no oscillation: the budget stops it. */
+	ag_tune_init(&s, &r);
+	plant_drive(&r, &s, plant_flapping, 3, &o);
+	fprintf(stderr, "# flapping load, 3 h: %u writes (at most %u in an hour), stopped after %.0f s: %s, value %u\n",
+		o.writes, o.max_hour, (double)o.stop_ms / 1000,
+		ag_tune_stop_name(s.stopped), s.value);
+	assert_int_equal(s.stopped, AG_TUNE_STOP_BUDGET);
+	assert_true(s.reversals < AG_TUNE_OSC_REVERSALS);
+	assert_int_equal(o.writes, r.max_writes);
+	assert_int_equal(o.max_hour, r.max_writes);
+	assert_int_equal(o.after_stop, 0);
+	assert_true(o.stop_ms < AG_TUNE_WINDOW_MS);
+	assert_true(s.value >= r.min && s.value <= r.max);
+	assert_true(plant_reported(&s, "budget", "1"));
+	assert_true(plant_reported(&s, "oscillation", "0"));
+
+	/* With Guard=, a step always keeps room for its revert. */
+	plant_rule(&r, "Guard=rx-pause\nMaxWritesPerHour=7\n");
+	ag_tune_init(&s, &r);
+	plant_drive(&r, &s, plant_flapping, 2, &o);
+	assert_int_equal(s.stopped, AG_TUNE_STOP_BUDGET);
+	assert_int_equal(o.writes, 6);
+	assert_int_equal(ag_tune_writes(&s, o.stop_ms), 6);
+}
+
+static void tune_plant_converges(void **state)
+{
+	struct ag_tune_rule r;
+	struct ag_tune_state s;
+	struct plant_run o;
+
+	(void)state;
+	plant_rule(&r, "");
+	ag_tune_init(&s, &r);
+	/* 8000, 4000, ..., 1000 CNPs/s at 32: seven steps, then it stays. */
+	plant_drive(&r, &s, plant_smooth, 6, &o);
+	fprintf(stderr, "# smooth plant, 6 h: %u writes, value %u, %s\n",
+		o.writes, s.value, ag_tune_stop_name(s.stopped));
+	assert_int_equal(s.stopped, AG_TUNE_RUNNING);
+	assert_int_equal(s.value, 32);
+	assert_int_equal(o.writes, 7);
+	assert_int_equal(o.hi, 32);
+	assert_true(plant_reported(&s, "oscillation", "0"));
+	assert_true(plant_reported(&s, "budget", "0"));
+
+	/* Traffic half of every hour: up to 32 and back to 4, each hour. */
+	ag_tune_init(&s, &r);
+	plant_drive(&r, &s, plant_daily, 6, &o);
+	fprintf(stderr, "# half-hour traffic, 6 h: %u writes (at most %u in an hour), value %u, %s\n",
+		o.writes, o.max_hour, s.value, ag_tune_stop_name(s.stopped));
+	assert_int_equal(s.stopped, AG_TUNE_RUNNING);
+	assert_int_equal(o.writes, 6 * 14);
+	assert_true(o.lo == 4 && o.hi == 32);
+	assert_int_equal(s.value, 4);
+	assert_true(o.max_hour <= r.max_writes);
+}
+
 /* ---- rtnetlink ---- */
 
 static void rtnl_messages(void **state)
@@ -944,6 +1225,8 @@ int main(void)
 		cmocka_unit_test(tune_guard_reverts),
 		cmocka_unit_test(tune_stale_and_failed),
 		cmocka_unit_test(tune_invariants),
+		cmocka_unit_test(tune_plant_oscillates),
+		cmocka_unit_test(tune_plant_converges),
 		cmocka_unit_test(metrics_families),
 		cmocka_unit_test(drift_table_bounded),
 		cmocka_unit_test(rtnl_messages),

@@ -1248,11 +1248,14 @@ static void tune_keys(void **state)
 	assert_int_equal(prof.tune_cooldown_ms, RT_TUNE_DEF_COOLDOWN_MS);
 	assert_int_equal(prof.tune_interval_ms, RT_TUNE_DEF_INTERVAL_MS);
 	assert_int_equal(prof.tune_guard, RT_TM_NONE);
+	assert_int_equal(prof.tune_max_writes_h,
+			 RT_TUNE_DEF_MAX_WRITES_PER_HOUR);
 	assert_int_equal(prof.metrics_top_qps, 0);
 
 	expect_ok(TUNE_RULE "Parameter=AIRateMbps\n" TUNE_REST
-		  "CooldownMs=0\nIntervalMs=100\nGuard=out-of-sequence\n"
-		  "GuardTolerance=0\n[Agent]\nMetricsTopQPs=1000\n");
+		  "CooldownMs=1000\nIntervalMs=100\nGuard=out-of-sequence\n"
+		  "GuardTolerance=0\nMaxWritesPerHour=600\n"
+		  "[Agent]\nMetricsTopQPs=1000\n");
 	assert_int_equal(prof.line[RT_PK_TUNE_PARAMETER], 5);
 	assert_int_equal(prof.tune_param, RT_DCQCN_AI_RATE_MBPS);
 	assert_int_equal(prof.tune_metric, RT_TM_ECN);
@@ -1262,8 +1265,9 @@ static void tune_keys(void **state)
 	assert_int_equal(prof.tune_below, 100);
 	assert_int_equal(prof.tune_min, 1);
 	assert_int_equal(prof.tune_max, 10);
-	assert_int_equal(prof.tune_cooldown_ms, 0);
+	assert_int_equal(prof.tune_cooldown_ms, 1000);
 	assert_int_equal(prof.tune_interval_ms, 100);
+	assert_int_equal(prof.tune_max_writes_h, 600);
 	assert_int_equal(prof.tune_guard,
 			 RT_TM_CNT + ROCETUNE_A_CNT_OUT_OF_SEQUENCE);
 	assert_int_equal(prof.metrics_top_qps, 1000);
@@ -1288,7 +1292,7 @@ static void tune_keys(void **state)
 
 	/* Each key alone, wrong (and the rule is incomplete too). */
 	expect_err("[Match]\n[Tune]\nParameter=Enable\n", 3,
-		       "a boolean cannot be tuned in steps");
+		       "[Tune] Parameter=Enable: not tunable: it turns DCQCN on or off; a rule moves only a rate or a timer");
 	expect_err("[Match]\n[Tune]\nParameter=aiRateMbps\n", 3,
 		       "not a [DCQCN] key");
 	expect_err("[Match]\n[Tune]\nMetric=CNP\n", 3, "not a metric");
@@ -1329,12 +1333,12 @@ static void tune_keys(void **state)
 	expect_one_err(TUNE_RULE "Parameter=AIRateMbps\n" TUNE_REST
 		       "Step=10\n", 13, "larger than Max - Min = 9");
 	expect_ok(TUNE_RULE "Parameter=AIRateMbps\n" TUNE_REST "Step=9\n");
-	expect_one_err("[Match]\n[DCQCN]\nGD=4\n[Tune]\nParameter=GD\n"
-		       TUNE_REST "Max=16\n", 13,
-		       "[Tune] Max=16: outside the range of GD (0..15)");
-	expect_one_err("[Match]\n[DCQCN]\nThreshold=4\n[Tune]\n"
-		       "Parameter=Threshold\n" TUNE_REST "Min=0\n", 13,
-		       "[Tune] Min=0: outside the range of Threshold (1..31)");
+	expect_one_err("[Match]\n[DCQCN]\nDceTcpRttUs=4\n[Tune]\n"
+		       "Parameter=DceTcpRttUs\n" TUNE_REST "Max=131072\n", 13,
+		       "[Tune] Max=131072: outside the range of DceTcpRttUs (1..131071)");
+	expect_one_err("[Match]\n[DCQCN]\nDceTcpRttUs=4\n[Tune]\n"
+		       "Parameter=DceTcpRttUs\n" TUNE_REST "Min=0\n", 13,
+		       "[Tune] Min=0: outside the range of DceTcpRttUs (1..131071)");
 	expect_one_err(TUNE_RULE "Parameter=AIRateMbps\n" TUNE_REST
 		       "GuardTolerance=5\n", 13,
 		       "only used with Guard= (Guard= is not given)");
@@ -1345,6 +1349,123 @@ static void tune_keys(void **state)
 	expect_ok(TUNE_RULE "Parameter=AIRateMbps\n" TUNE_REST
 		  "Below=2000\nBelow=999\n");
 	assert_int_equal(prof.tune_below, 999);
+}
+
+/*
+ * The guardrails of a [Tune] rule (issue 26, defect 3): only a rate or a
+ * timer, within the bounds the profile itself sets, hysteresis that can
+ * go back, a cool-down that bounds the writes, a budget.
+ */
+#define TUNE_AI "[Match]\n[DCQCN]\nAIRateMbps=5\n[Tune]\nParameter=AIRateMbps\n"
+#define TUNE_HI "Metric=cnp\nDirection=increase\nAbove=1000\nBelow=100\n"
+
+static void tune_guardrails(void **state)
+{
+	static const char *const refused[] = {
+		"CNPDSCP", "CNPPriority", "ByteResetBytes", "Threshold",
+		"InitialAlpha", "G", "GD", "MinDecreaseFactorPercent",
+		"ClampTargetRate", "ClampTargetRateAfterTimeInc", "Enable",
+	};
+	static const char *const tunable[] = {
+		"MinTimeBetweenCNPsUs", "RateReduceMonitorPeriodUs",
+		"AIRateMbps", "HAIRateMbps", "TimeResetUs", "DceTcpRttUs",
+		"RateOnFirstCNPMbps",
+	};
+	char text[512], want[128];
+	unsigned int i;
+
+	(void)state;
+	/* Anything that is no rate or timer, each with its reason. */
+	for (i = 0; i < ARRAY_SIZE(refused); i++) {
+		snprintf(text, sizeof(text), "[Match]\n[Tune]\nParameter=%s\n",
+			 refused[i]);
+		snprintf(want, sizeof(want),
+			 "[Tune] Parameter=%s: not tunable: ", refused[i]);
+		expect_err(text, 3, want);
+		expect_err(text, 3, "a rule moves only a rate or a timer (MinRateMbps, MaxRateMbps, AIRateMbps, HAIRateMbps, RateOnFirstCNPMbps, MinTimeBetweenCNPsUs, RateReduceMonitorPeriodUs, TimeResetUs or DceTcpRttUs)");
+	}
+	expect_one_err("[Match]\n[DCQCN]\nCNPPriority=6\n[Tune]\n"
+		       "Parameter=CNPPriority\n" TUNE_HI
+		       "Step=1\nMin=3\nMax=6\n", 5,
+		       "it moves the CNPs to another priority, and so another traffic class");
+	expect_one_err("[Match]\n[DCQCN]\nCNPDSCP=48\n[Tune]\n"
+		       "Parameter=CNPDSCP\n" TUNE_HI
+		       "Step=8\nMin=26\nMax=48\n", 5,
+		       "it moves the CNPs to another DSCP, and so another traffic class");
+	/* Every rate and timer is tunable. */
+	for (i = 0; i < ARRAY_SIZE(tunable); i++) {
+		snprintf(text, sizeof(text),
+			 "[Match]\n[DCQCN]\n%s=10\n[Tune]\nParameter=%s\n"
+			 TUNE_HI "Step=1\nMin=1\nMax=20\n",
+			 tunable[i], tunable[i]);
+		expect_ok(text);
+	}
+
+	/*
+	 * MinRateMbps <= MaxRateMbps: a rule of either stays within the
+	 * other all the way, and needs it in the profile to be checked.
+	 */
+	expect_one_err("[Match]\n[DCQCN]\nMaxRateMbps=25000\nMinRateMbps=100\n"
+		       "[Tune]\nParameter=MinRateMbps\n" TUNE_HI
+		       "Step=1000\nMin=100\nMax=50000\n", 13,
+		       "[Tune] Max=50000: above [DCQCN] MaxRateMbps=25000 on line 3 (MinRateMbps <= MaxRateMbps: the rule would take MinRateMbps past it)");
+	expect_ok("[Match]\n[DCQCN]\nMaxRateMbps=25000\nMinRateMbps=100\n"
+		  "[Tune]\nParameter=MinRateMbps\n" TUNE_HI
+		  "Step=1000\nMin=100\nMax=25000\n");
+	/* MaxRateMbps=0 is line rate: no bound. */
+	expect_ok("[Match]\n[DCQCN]\nMaxRateMbps=0\nMinRateMbps=100\n"
+		  "[Tune]\nParameter=MinRateMbps\n" TUNE_HI
+		  "Step=1000\nMin=100\nMax=50000\n");
+	expect_one_err("[Match]\n[DCQCN]\nMinRateMbps=100\n"
+		       "[Tune]\nParameter=MinRateMbps\n" TUNE_HI
+		       "Step=1000\nMin=100\nMax=50000\n", 5,
+		       "[Tune] Parameter=MinRateMbps: needs MaxRateMbps= in [DCQCN] too (MinRateMbps <= MaxRateMbps: the rule's Max= is checked against it)");
+	expect_one_err("[Match]\n[DCQCN]\nMaxRateMbps=25000\nMinRateMbps=1000\n"
+		       "[Tune]\nParameter=MaxRateMbps\n" TUNE_HI
+		       "Step=1000\nMin=500\nMax=25000\n", 12,
+		       "[Tune] Min=500: below [DCQCN] MinRateMbps=1000 on line 4 (MinRateMbps <= MaxRateMbps: the rule would take MaxRateMbps under it)");
+	expect_ok("[Match]\n[DCQCN]\nMaxRateMbps=25000\nMinRateMbps=1000\n"
+		  "[Tune]\nParameter=MaxRateMbps\n" TUNE_HI
+		  "Step=1000\nMin=1000\nMax=25000\n");
+	expect_one_err("[Match]\n[DCQCN]\nMaxRateMbps=25000\n"
+		       "[Tune]\nParameter=MaxRateMbps\n" TUNE_HI
+		       "Step=1000\nMin=1000\nMax=25000\n", 5,
+		       "needs MinRateMbps= in [DCQCN] too (MinRateMbps <= MaxRateMbps: the rule's Min= is checked against it)");
+	/* A 0 that is a mode (line rate, off) is not reached by a rule. */
+	expect_err("[Match]\n[DCQCN]\nMaxRateMbps=25000\nMinRateMbps=0\n"
+		   "[Tune]\nParameter=MaxRateMbps\n" TUNE_HI
+		   "Step=1000\nMin=0\nMax=25000\n", 12,
+		   "[Tune] Min=0: MaxRateMbps=0 is no rate but line rate: a rule may not switch to it (at least 1)");
+	expect_one_err("[Match]\n[DCQCN]\nRateOnFirstCNPMbps=100\n"
+		       "[Tune]\nParameter=RateOnFirstCNPMbps\n" TUNE_HI
+		       "Step=10\nMin=0\nMax=1000\n", 11,
+		       "RateOnFirstCNPMbps=0 is no rate but off: a rule may not switch to it");
+	/* The profile's own pair, without a rule: as before. */
+	expect_one_err("[Match]\n[DCQCN]\nMinRateMbps=200\nMaxRateMbps=100\n", 3,
+		       "[DCQCN] MinRateMbps=200: above MaxRateMbps=100 on line 4 (MinRateMbps <= MaxRateMbps unless MaxRateMbps=0)");
+	expect_ok("[Match]\n[DCQCN]\nMinRateMbps=200\nMaxRateMbps=0\n");
+
+	/* Below=0: the metric is never below it, the rule never goes back. */
+	expect_one_err(TUNE_AI "Metric=ecn\nDirection=decrease\nAbove=1000\n"
+		       "Below=0\nStep=1\nMin=1\nMax=10\n", 9,
+		       "[Tune] Below=0: no rate is below 0, so the rule would never step back (a one-way ratchet): at least 1 events/s");
+	expect_ok(TUNE_AI "Metric=ecn\nDirection=decrease\nAbove=1000\n"
+		  "Below=1\nStep=1\nMin=1\nMax=10\n");
+	/* CooldownMs= at least 1000: at most 3600 writes an hour. */
+	expect_one_err(TUNE_AI TUNE_HI "Step=1\nMin=1\nMax=10\nCooldownMs=0\n",
+		       13, "[Tune] CooldownMs=0: at least 1000 ms between two writes (at most 3600 an hour");
+	expect_one_err(TUNE_AI TUNE_HI "Step=1\nMin=1\nMax=10\nCooldownMs=999\n",
+		       13, "[Tune] CooldownMs=999: at least 1000 ms");
+	expect_ok(TUNE_AI TUNE_HI "Step=1\nMin=1\nMax=10\nCooldownMs=1000\n");
+	/* MaxWritesPerHour=: room for a step and its revert, bounded. */
+	expect_one_err(TUNE_AI TUNE_HI "Step=1\nMin=1\nMax=10\nMaxWritesPerHour=1\n",
+		       13, "[Tune] MaxWritesPerHour=1: out of range (decimal 2..600");
+	expect_one_err(TUNE_AI TUNE_HI "Step=1\nMin=1\nMax=10\nMaxWritesPerHour=601\n",
+		       13, "out of range (decimal 2..600");
+	expect_err("[Match]\n[Tune]\nMaxWritesPerHour=\n", 3,
+		       "needs a value (decimal 2..600)");
+	expect_ok(TUNE_AI TUNE_HI "Step=1\nMin=1\nMax=10\nMaxWritesPerHour=2\n");
+	assert_int_equal(prof.tune_max_writes_h, 2);
 }
 
 static void corpus_good(void **state)
@@ -1409,6 +1530,7 @@ int main(void)
 		cmocka_unit_test(profile_dir_env),
 		cmocka_unit_test(agent_keys),
 		cmocka_unit_test(tune_keys),
+		cmocka_unit_test(tune_guardrails),
 		cmocka_unit_test(corpus_bad),
 		cmocka_unit_test(corpus_good),
 	};

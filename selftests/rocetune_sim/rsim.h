@@ -50,6 +50,15 @@ enum rsim_personality {
 };
 
 /*
+ * Entries of rsim_personalities[]: one per personality, then variants of
+ * one with other counter names ("bnxt_re2": bnxt_re's renamed counters).
+ */
+enum {
+	RSIM_BNXT_RE2_INFO = RSIM_NUM_PERSONALITIES,
+	RSIM_NUM_INFOS,
+};
+
+/*
  * Counter index space of a device: per-priority PFC counters, the pause
  * storm events, then the RDMA hw counters of the personality.
  */
@@ -74,6 +83,7 @@ struct rsim_hw_counter {
 
 struct rsim_personality_info {
 	const char *name;
+	enum rsim_personality pers;	/* the driver behaviours */
 	const char *driver;	/* the Ethernet driver ethtool -i reports */
 	const struct rsim_hw_counter *hw;
 	unsigned int num_hw;

@@ -39,6 +39,7 @@ static const struct rt_cnt_source {
 	{ ROCETUNE_A_CNT_TX_CNP_PKTS,		"np_cnp_sent" },	/* mlx5 */
 	{ ROCETUNE_A_CNT_TX_CNP_PKTS,		"cnpSent" },		/* irdma */
 	{ ROCETUNE_A_CNT_TX_CNP_PKTS,		"tx_cnp_pkts" },	/* bnxt_re */
+	{ ROCETUNE_A_CNT_TX_CNP_PKTS,		"np_cnp_pkts" },	/* bnxt_re, renamed */
 	{ ROCETUNE_A_CNT_TX_CNP_PKTS,		"cc_tx_cnp_pkts" },	/* mlx5, optional */
 	/* CNPs received and acted upon (reaction point) */
 	{ ROCETUNE_A_CNT_RX_CNP_PKTS,		"rp_cnp_handled" },	/* mlx5 */

@@ -33,6 +33,7 @@ ALL_TESTS="
 	norm_mlx5
 	norm_irdma
 	norm_bnxt_re
+	norm_bnxt_re2
 	hw_raw_vs_rdma
 	wrap_32bit
 	wrap_hw_raw
@@ -58,6 +59,7 @@ ID_BNXT=$((SIM_BASE + 2))
 ID_STORM=$((SIM_BASE + 3))
 ID_RATE=$((SIM_BASE + 4))
 ID_HOTPLUG=$((SIM_BASE + 5))
+ID_BNXT2=$((SIM_BASE + 6))
 SIM_TICK_MS=100
 STORM_SLACK_MS=${STORM_SLACK_MS:-400}
 
@@ -94,6 +96,17 @@ sim_map() {
 			"rx_seq_err_naks:seq_err_naks_rcvd" \
 			"rx_rnr_naks:rnr_naks_rcvd" \
 			"local_ack_timeouts:to_retransmits" \
+			"duplicate_requests:dup_req"
+		;;
+	bnxt_re2)
+		# the names of the rdma-next rename (mlx5's for five of them)
+		echo "tx_pkts:tx_pkts rx_pkts:rx_pkts" \
+			"rx_ecn_ce_pkts:np_ecn_marked_roce_packets" \
+			"tx_cnp_pkts:np_cnp_pkts rx_cnp_pkts:rp_cnp_handled" \
+			"out_of_sequence:out_of_sequence" \
+			"rx_seq_err_naks:seq_err_naks_rcvd" \
+			"rx_rnr_naks:rnr_naks_rcvd" \
+			"local_ack_timeouts:local_ack_timeout_err" \
 			"duplicate_requests:dup_req"
 		;;
 	esac
@@ -261,9 +274,10 @@ port_state() {
 # norm_check PERSONALITY ID: inject a distinct value into each vendor
 # counter that rocetune maps, read the port back: exactly those
 # normalized counters with those values, the others absent (counters
-# and rates).
+# and rates); and each normalized counter equals its vendor counter as
+# rdma statistic shows it.
 norm_check() {
-	local pers=$1 id=$2 pair v=0 want="{"
+	local pers=$1 id=$2 pair v=0 want="{" map="{" ours
 
 	RET=0
 	for pair in $(sim_map "$pers"); do
@@ -271,9 +285,18 @@ norm_check() {
 		sim_set "$id" "${pair#*:}" $((1000 * id + 17 * v))
 		check_err $? "cannot set counter ${pair#*:}"
 		want="$want\"${pair%%:*}\":$((1000 * id + 17 * v)),"
+		map="$map\"${pair%%:*}\":\"${pair#*:}\","
 	done
 	want="${want%,}}"
-	port_show "$id" | jq_check "$pers" --argjson w "$want" '.[0] |
+	map="${map%,}}"
+	ours=$(port_show "$id")
+	jq_check "$pers vs rdma statistic" -n --argjson a "$ours" \
+		--argjson b "$(rdma_stat "$id")" --argjson m "$map" '
+		($a[0].counters // {}) as $c | $b[0] as $t |
+		$m | to_entries[] |
+		select($t[.value] == null or $c[.key] != $t[.value]) |
+		"\(.key) is \($c[.key]), rdma statistic \(.value) is \($t[.value])"'
+	jq_check "$pers" --argjson w "$want" <<< "$ours" '.[0] |
 		(.counters // {}) as $c | (.rates // {}) as $r |
 		(($w | keys) - ($c | keys) | .[] | "\(.) missing"),
 		(($c | keys) - ($w | keys) | .[] |
@@ -297,6 +320,12 @@ norm_bnxt_re() {
 	norm_check bnxt_re "$ID_BNXT"
 }
 
+# bnxt_re with the counter names of the 2025 rename: both generations
+# normalize alike.
+norm_bnxt_re2() {
+	norm_check bnxt_re2 "$ID_BNXT2"
+}
+
 # hw_same WHAT ID: -s hw_counters of the port equal rdma statistic's,
 # read side by side.
 hw_same() {
@@ -317,10 +346,10 @@ hw_raw_vs_rdma() {
 	local id
 
 	RET=0
-	for id in "$ID_MLX5" "$ID_IRDMA" "$ID_BNXT"; do
+	for id in "$ID_MLX5" "$ID_IRDMA" "$ID_BNXT" "$ID_BNXT2"; do
 		hw_same "rsim_ib$id" "$id"
 	done
-	log_test "-s port show: raw hw_counters equal rdma statistic's (3 personalities)"
+	log_test "-s port show: raw hw_counters equal rdma statistic's (4 personalities)"
 }
 
 # wrap_32bit: the mlx5 q-counter out_of_sequence is 32 bits wide.
@@ -648,7 +677,8 @@ setup() {
 		rt_setup_failed "rocetune config show failed"
 	mon_start
 	{ sim_new "$ID_MLX5" mlx5 && sim_new "$ID_IRDMA" irdma &&
-		sim_new "$ID_BNXT" bnxt_re && sim_new "$ID_STORM" mlx5 &&
+		sim_new "$ID_BNXT" bnxt_re && sim_new "$ID_BNXT2" bnxt_re2 &&
+		sim_new "$ID_STORM" mlx5 &&
 		sim_new "$ID_RATE" irdma; } ||
 		rt_setup_failed "cannot create the sim devices"
 	wait_for 10 mon_seen 0 dev_add "rsim_ib$ID_RATE" ||

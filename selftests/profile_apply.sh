@@ -18,6 +18,7 @@ ALL_TESTS="
 	dscp_remap_bnxt
 	dscp_remap_ice
 	pfc_headroom_order
+	driver_prechecks
 	fail_at_each_write
 	ignore_at_each_write
 	cc_lockdown
@@ -478,6 +479,88 @@ inject_at_each_write() {
 	[ -z "$(ls "$ROCETUNE_RUN_DIR"/*.journal 2> /dev/null)" ]
 	check_err $? "a journal is left"
 	INJECTED=$total
+}
+
+# refused_before_writing DEV DIR WHAT PATTERN: apply of DIR's profiles on
+# DEV exits 1 with result "invalid", an error matching PATTERN, and no
+# set operation reaching the NIC; profile diff names the same rule.
+refused_before_writing() {
+	local dev=$1 dir=$2 what=$3 pat=$4 before out
+
+	before=$(sets "${dev#rsim}")
+	out=$(ROCETUNE_PROFILE_DIR=$dir "$RT_CLI" -j profile apply dev "$dev")
+	expect "exit status, $what" "$?" 1
+	expect "result, $what" "$(jq -r '.[0].result' <<< "$out")" invalid
+	jq -r '.[0].errors[]' <<< "$out" | grep -q -- "$pat"
+	check_err $? "$what: the error does not name the rule: $out"
+	expect "writes, $what" "$(($(sets "${dev#rsim}") - before))" 0
+	out=$(ROCETUNE_PROFILE_DIR=$dir "$RT_CLI" profile diff dev "$dev" 2>&1)
+	grep -q -- "$pat" <<< "$out"
+	check_err $? "$what: profile diff does not name the rule: $out"
+}
+
+# What the driver would refuse part-way through an apply (or keep other
+# than asked) is refused before any write, naming the driver's rule:
+# mlx5's lossless headroom and shared pool, bnxt_en's lossless TC limit (max_lltc, counted in TCs, not
+# priorities), its starved ETS TC and its TC count.  The same sets done
+# with dcb leave the NIC as it was (dcb reads it back).
+driver_prechecks() {
+	local dir=$WORK/prechecks out
+
+	RET=0
+	mkdir -p "$dir"
+	rm -f "$dir"/*.conf
+	# mlx5, after apply_mlx5: PFC on 3, prio 3 in buffer 1 of 131072
+	printf '[Match]\nName=%s\n\n[Lossless]\nPFC=3\nPriorityToBuffer=3:1\nBufferSizeBytes=0:131072 1:40000\n' \
+		"$DEV" > "$dir/10-p.conf"
+	refused_before_writing "$DEV" "$dir" "mlx5 buffer under the headroom" \
+		'BufferSizeBytes: mlx5_core needs at least [0-9]* bytes in lossless buffer 1'
+	rt_dcb buffer set dev "$DEV" buffer-size 0:131072 1:40000 > /dev/null 2>&1
+	expect "dcb buffer-size after dcb's set under the headroom" \
+		"$(jqv '.buffer_size[0:2]' dcb -j buffer show dev "$DEV")" \
+		"[131072,131072]"
+	printf '[Match]\nName=%s\n\n[Lossless]\nPFC=3\nPriorityToBuffer=3:1\nBufferSizeBytes=0:392832 1:131072\n' \
+		"$DEV" > "$dir/10-p.conf"
+	refused_before_writing "$DEV" "$dir" "mlx5 shared pool under 4 cells" \
+		'BufferSizeBytes: .*mlx5_core keeps at least 4 cells'
+	sed -i 's/0:392832/0:392704/' "$dir/10-p.conf"
+	out=$(ROCETUNE_PROFILE_DIR=$dir "$RT_CLI" -j profile apply dev "$DEV")
+	check_err $? "a shared pool of 4 cells does not apply: $out"
+	expect "dcb buffer-size of 4 cells left" \
+		"$(jqv '.buffer_size[0:2]' dcb -j buffer show dev "$DEV")" \
+		"[392704,131072]"
+	# bnxt_re, after apply_bnxt_re: prio 3 on TC 1, 4 on TC 2, PFC on both
+	printf '[Match]\nName=%s\n\n[Lossless]\nPFC=3 4 5\nPriorityToTC=3:1 4:2 5:3\nTSA=0:ets 1:ets 2:ets 3:ets\nETSBandwidth=0:40 1:20 2:20 3:20\n' \
+		"$BDEV" > "$dir/10-p.conf"
+	refused_before_writing "$BDEV" "$dir" "bnxt_en 3 lossless TCs" \
+		'PFC: bnxt_en allows PFC in at most 2 traffic classes'
+	rt_dcb pfc set dev "$BDEV" prio-pfc all:off 3:on 4:on 5:on > /dev/null 2>&1
+	expect "dcb prio-pfc after dcb's set of 3 lossless TCs" \
+		"$(jqv .prio_pfc dcb -j pfc show dev "$BDEV")" \
+		"[false,false,false,true,true,false,false,false]"
+	# three priorities in two TCs: bnxt_en counts TCs
+	sed -i 's/5:3/5:2/' "$dir/10-p.conf"
+	out=$(ROCETUNE_PROFILE_DIR=$dir "$RT_CLI" -j profile apply dev "$BDEV")
+	check_err $? "3 PFC priorities in 2 TCs do not apply on bnxt_re: $out"
+	expect "dcb prio-pfc of 3 priorities in 2 TCs" \
+		"$(jqv .prio_pfc dcb -j pfc show dev "$BDEV")" \
+		"[false,false,false,true,true,true,false,false]"
+	printf '[Match]\nName=%s\n\n[Lossless]\nPriorityToTC=3:1 4:2 5:2 6:3\nTSA=0:ets 1:ets 2:ets 3:strict\nETSBandwidth=0:60 1:40 2:0\n' \
+		"$BDEV" > "$dir/10-p.conf"
+	refused_before_writing "$BDEV" "$dir" "bnxt_en ETS TC of 0%" \
+		'ETSBandwidth: bnxt_en refuses ETS TC 2 with 0% bandwidth'
+	echo 4 > "$DFS/$BX/max_tc"
+	printf '[Match]\nName=%s\n\n[Lossless]\nPriorityToTC=3:1 4:2 5:5\n' \
+		"$BDEV" > "$dir/10-p.conf"
+	refused_before_writing "$BDEV" "$dir" "bnxt_en TC above its 4" \
+		'PriorityToTC: bnxt_en refuses priority 5 on TC 5: rsim[0-9]* has 4 TCs'
+	echo 8 > "$DFS/$BX/max_tc"
+	# the main profiles again, for the tests that follow
+	out=$("$RT_CLI" -j profile apply dev "$DEV")
+	check_err $? "the main profile does not apply again: $out"
+	out=$("$RT_CLI" -j profile apply dev "$BDEV")
+	check_err $? "the bnxt_re profile does not apply again: $out"
+	log_test "driver pre-checks: mlx5 headroom and shared pool, bnxt_en lossless TCs, starved TC and TC count refused before any write, naming the rule"
 }
 
 fail_at_each_write() {

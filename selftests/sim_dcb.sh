@@ -32,6 +32,11 @@ ALL_TESTS="
 	app_bnxt_appends
 	app_ice_refuses_remap
 	bnxt_ets_before_pfc
+	mlx5_buffer_rules
+	mlx5_ets_strict_reads_zero
+	bnxt_ets_rules
+	bnxt_max_lltc
+	ice_pfc_delay
 	fail_next_set
 	pfc_link_flap
 	ethtool_stats
@@ -107,7 +112,10 @@ sim_pfc_delay() {
 # "trust-get DEV" (prints the selectors), "app-add DEV DSCP PRIO" and
 # "app-del DEV DSCP PRIO" (one DSCP APP entry), "rate-buf DEV RATE0..RATE7
 # SIZE0..SIZE7" (maxrate and buffer sizes, every priority in buffer 0, in
-# one set), "attrs DEV..." (prints the attribute types of an IEEE get, a
+# one set), "buf DEV BUF0..BUF7 SIZE0..SIZE7" (a buffer set: the buffer of
+# each priority, the sizes), "ets DEV TC0..TC7 TSA0..TSA7 BW0..BW7" (an
+# ETS set: the TC of each priority, TSA and bandwidth of each TC),
+# "attrs DEV..." (prints the attribute types of an IEEE get, a
 # line per DEV).  Python without site (-S) starts faster in the VM.
 sim_dcbnl() {
 	python3 -S - "$@" << 'EOF'
@@ -119,6 +127,7 @@ DCB_ATTR_IEEE_PFC, DCB_ATTR_DCB_APP_TRUST_TABLE = 2, 11
 DCB_ATTR_IEEE_APP_TABLE, IEEE_8021QAZ_APP_SEL_DSCP = 3, 5
 DCB_ATTR_IEEE_MAXRATE, DCB_ATTR_DCB_BUFFER = 7, 10
 DCB_ATTR_IEEE_APP, DCB_ATTR_DCB_APP = 1, 2
+DCB_ATTR_IEEE_ETS = 1
 
 
 def attr(t, payload):
@@ -174,6 +183,13 @@ elif mode == "rate-buf":
     buf = struct.pack("=8B8II", *([0] * 8), *args[8:16], 0)
     ieee_set(dev, attr(DCB_ATTR_IEEE_MAXRATE, rate) +
              attr(DCB_ATTR_DCB_BUFFER, buf))
+elif mode == "buf":
+    buf = struct.pack("=8B8II", *args[:16], 0)
+    ieee_set(dev, attr(DCB_ATTR_DCB_BUFFER, buf))
+elif mode == "ets":
+    ets = struct.pack("=BBB56B", 0, 0, 0, *args[16:24], *([0] * 8),
+                      *args[8:16], *args[:8], *([0] * 24))
+    ieee_set(dev, attr(DCB_ATTR_IEEE_ETS, ets))
 elif mode == "attrs":
     for d in [dev] + argv:
         ieee = talk(RTM_GETDCB, DCB_CMD_IEEE_GET, d)[DCB_ATTR_IEEE]
@@ -193,11 +209,16 @@ dcb_pfc() {
 		"[false,false,false,true,true,false,false,false]"
 	sim_expect "pfc-cap" "$(sim_json .pfc_cap dcb -j pfc show dev "$DEV")" 8
 	sim_expect "delay" "$(sim_json .delay dcb -j pfc show dev "$DEV")" 100
-	sim_expect "errno of delay 1001" "$(sim_dcbnl pfc "$DEV" 0x18 1001)" 22
+	# mlx5 ignores a cable length of 1000 m or more without an error
+	sim_expect "errno of delay 1000" "$(sim_dcbnl pfc "$DEV" 0x18 1000)" 0
+	sim_expect "errno of delay 1001" "$(sim_dcbnl pfc "$DEV" 0x18 1001)" 0
 	rt_dcb pfc set dev "$DEV" delay 1001 > /dev/null
-	sim_expect "delay after an invalid set" \
+	sim_expect "delay after an ignored set" \
 		"$(sim_json .delay dcb -j pfc show dev "$DEV")" 100
-	log_test "dcb pfc: prio-pfc and delay read back, invalid delay rejected"
+	sim_expect "errno of delay 999" "$(sim_dcbnl pfc "$DEV" 0x18 999)" 0
+	sim_expect "delay 999" "$(sim_json .delay dcb -j pfc show dev "$DEV")" 999
+	rt_dcb pfc set dev "$DEV" delay 100
+	log_test "dcb pfc: prio-pfc and delay read back, mlx5 ignores a delay of 1000 m or more"
 }
 
 dcb_ets() {
@@ -241,9 +262,12 @@ dcb_app() {
 
 dcb_buffer() {
 	RET=0
-	rt_dcb buffer set dev "$DEV" prio-buffer all:0 3:1 4:1 \
-		buffer-size all:0 0:100K 1:200K
-	check_err $? "dcb buffer set failed"
+	# PFC is on for prio 3 and 4 (dcb_pfc): mlx5 checks a new map
+	# against the current sizes, so the sizes go first
+	rt_dcb buffer set dev "$DEV" buffer-size all:0 0:100K 1:200K
+	check_err $? "dcb buffer set of the sizes failed"
+	rt_dcb buffer set dev "$DEV" prio-buffer all:0 3:1 4:1
+	check_err $? "dcb buffer set of the map failed"
 	sim_expect "prio-buffer" \
 		"$(sim_json .prio_buffer dcb -j buffer show dev "$DEV")" \
 		"[0,0,0,1,1,0,0,0]"
@@ -953,8 +977,9 @@ bnxt_no_maxrate_buffer() {
 	[[ " $bnxt " != *" 7 "* && " $bnxt " != *" 10 "* ]]
 	check_err $? "bnxt_re IEEE get has maxrate (7) or buffer (10): $bnxt"
 	# the same set is done by mlx5 and ignored for bnxt_re
+	# buffer 0 is lossless (PFC is on): it gets mlx5's headroom
 	sim_expect "errno of an mlx5 maxrate and buffer set" \
-		"$(sim_dcbnl rate-buf "$DEV" 0 0 8000 0 0 0 0 0 4096 2048 0 0 0 0 0 0)" 0
+		"$(sim_dcbnl rate-buf "$DEV" 0 0 8000 0 0 0 0 0 131072 2048 0 0 0 0 0 0)" 0
 	sim_expect "mlx5 maxrate" \
 		"$(sim_json .tc_maxrate[2] dcb -j maxrate show dev "$DEV")" 100000
 	sim_expect "mlx5 buffer" \
@@ -975,6 +1000,165 @@ bnxt_no_maxrate_buffer() {
 	sim_expect "bnxt_re set_count after a PFC set" "$(cat "$d2/set_count")" \
 		$((n + 1))
 	log_test "bnxt_re, irdma: no maxrate or buffer ops; dcbnl ignores them and reports success"
+}
+
+# sim_buf DEV: prio-buffer and buffer-size as dcb shows them.
+sim_buf() {
+	sim_json '[.prio_buffer, .buffer_size]' dcb -j buffer show dev "$1"
+}
+
+# mlx5's port buffer rules (en/port_buffer.c, Linux 6.1), read back with
+# dcb.  xoff at 100 Gb/s, cable 7 m, MTU 1500: 316 * 100 + 4080 = 35680
+# bytes; a lossless buffer needs xoff + 9216 (max MTU) + 128 (cell) =
+# 45024 bytes.  The port has 524288 bytes (4096 cells) besides the
+# internal buffers.
+mlx5_buffer_rules() {
+	local id=$((SIM_ID + 6)) dev
+
+	RET=0
+	dev=rsim$id
+	echo "$id mlx5" > "$SIM_BUS"/new_device
+	check_err $? "cannot create device $id"
+	sim_expect "total-size (internal buffers excluded)" \
+		"$(sim_json .total_size dcb -j buffer show dev "$dev")" 524288
+	sim_expect "errno of sizes off the cell size" \
+		"$(sim_dcbnl buf "$dev" 0 0 0 1 0 0 0 0 100000 1000 0 0 0 0 0 0)" 0
+	sim_expect "sizes floored to 128-byte cells" "$(sim_buf "$dev")" \
+		"[[0,0,0,1,0,0,0,0],[99968,896,0,0,0,0,0,0]]"
+	sim_expect "errno of lossless buffer 1 of 896 bytes (PFC on prio 3)" \
+		"$(sim_dcbnl pfc "$dev" 0x08 0)" 12
+	# mlx5 writes PFC before it checks the buffers: PFC stays on
+	sim_expect "prio-pfc after the ENOMEM" \
+		"$(sim_json .prio_pfc[3] dcb -j pfc show dev "$dev")" true
+	sim_expect "errno of PFC off" "$(sim_dcbnl pfc "$dev" 0 0)" 0
+	sim_expect "errno of buffer 1 of 131072 bytes" \
+		"$(sim_dcbnl buf "$dev" 0 0 0 1 0 0 0 0 262144 131072 0 0 0 0 0 0)" 0
+	sim_expect "errno of PFC on prio 3 (buffer 1 lossless)" \
+		"$(sim_dcbnl pfc "$dev" 0x08 0)" 0
+	sim_expect "errno of lossless buffer 1 of 0 bytes" \
+		"$(sim_dcbnl buf "$dev" 0 0 0 1 0 0 0 0 262144 0 0 0 0 0 0 0)" 22
+	sim_expect "errno of 45023 bytes (one under the headroom)" \
+		"$(sim_dcbnl buf "$dev" 0 0 0 1 0 0 0 0 262144 45023 0 0 0 0 0 0)" 12
+	sim_expect "errno of 45024 bytes (the headroom)" \
+		"$(sim_dcbnl buf "$dev" 0 0 0 1 0 0 0 0 262144 45024 0 0 0 0 0 0)" 0
+	sim_expect "errno of 131072 bytes" \
+		"$(sim_dcbnl buf "$dev" 0 0 0 1 0 0 0 0 262144 131072 0 0 0 0 0 0)" 0
+	sim_expect "errno of 531072 bytes (over the spare space)" \
+		"$(sim_dcbnl buf "$dev" 0 0 0 1 0 0 0 0 400000 131072 0 0 0 0 0 0)" 22
+	sim_expect "errno of 4093 cells (shared pool of 3)" \
+		"$(sim_dcbnl buf "$dev" 0 0 0 1 0 0 0 0 392832 131072 0 0 0 0 0 0)" 22
+	sim_expect "errno of 4092 cells (shared pool of 4)" \
+		"$(sim_dcbnl buf "$dev" 0 0 0 1 0 0 0 0 392704 131072 0 0 0 0 0 0)" 0
+	sim_expect "sizes after the refused sets" "$(sim_buf "$dev")" \
+		"[[0,0,0,1,0,0,0,0],[392704,131072,0,0,0,0,0,0]]"
+	# a cable of 500 m needs (301 + 1080) * 100 + 4080 + 9344 > 131072
+	sim_expect "errno of a 500 m cable" "$(sim_dcbnl pfc "$dev" 0x08 500)" 12
+	sim_expect "delay after the refused cable" \
+		"$(sim_pfc_delay "$dev")" 7
+	sim_expect "errno of a 1000 m cable (ignored)" \
+		"$(sim_dcbnl pfc "$dev" 0x08 1000)" 0
+	sim_expect "delay after the ignored cable" "$(sim_pfc_delay "$dev")" 7
+	# a new map is checked against the current sizes: prio 3 to buffer 2
+	# with buffer 2 sized in the same set is ENOMEM, sizes first works
+	sim_expect "errno of map and size in one set" \
+		"$(sim_dcbnl buf "$dev" 0 0 0 2 0 0 0 0 131072 131072 131072 0 0 0 0 0)" 12
+	sim_expect "errno of the sizes first" \
+		"$(sim_dcbnl buf "$dev" 0 0 0 1 0 0 0 0 131072 131072 131072 0 0 0 0 0)" 0
+	sim_expect "errno of the map then" \
+		"$(sim_dcbnl buf "$dev" 0 0 0 2 0 0 0 0 131072 131072 131072 0 0 0 0 0)" 0
+	sim_expect "buffers at the end" "$(sim_buf "$dev")" \
+		"[[0,0,0,2,0,0,0,0],[131072,131072,131072,0,0,0,0,0]]"
+	echo "$id" > "$SIM_BUS"/del_device
+	log_test "mlx5 buffers: cell floor, lossless 0 EINVAL, headroom ENOMEM, spare and shared pool EINVAL, delay >= 1000 ignored"
+}
+
+mlx5_ets_strict_reads_zero() {
+	RET=0
+	sim_expect "errno of ETS with a strict TC of 30 %" \
+		"$(sim_dcbnl ets "$DEV" 0 1 2 2 0 0 0 0 2 2 0 2 2 2 2 2 50 50 30 0 0 0 0 0)" 0
+	sim_expect "tc-bw (strict TC 2 reads 0 %)" \
+		"$(sim_json .tc_bw dcb -j ets show dev "$DEV")" "[50,50,0,0,0,0,0,0]"
+	sim_expect "the same set on bnxt_re" \
+		"$(sim_dcbnl ets "rsim$SIM_ID2" 0 1 2 2 0 0 0 0 2 2 0 2 2 2 2 2 50 50 30 0 0 0 0 0)" 0
+	sim_expect "bnxt_re tc-bw (kept as given)" \
+		"$(sim_json .tc_bw dcb -j ets show dev "rsim$SIM_ID2")" "[50,50,30,0,0,0,0,0]"
+	log_test "mlx5 ETS: a strict TC reads back 0 % (bnxt_en keeps what was set)"
+}
+
+# bnxt_en's ETS validation (bnxt_dcb.c bnxt_ets_validate(), Linux 6.1) on
+# a device whose hardware has 4 TCs.  TSA: 0 strict, 2 ETS, 255 vendor.
+bnxt_ets_rules() {
+	local id=$((SIM_ID + 7)) dev
+
+	RET=0
+	dev=rsim$id
+	echo "$id bnxt_re" > "$SIM_BUS"/new_device
+	check_err $? "cannot create device $id"
+	echo 4 > "$DFS/../$id/max_tc"
+	sim_expect "ets-cap (max_tc)" \
+		"$(sim_json .ets_cap dcb -j ets show dev "$dev")" 4
+	sim_expect "errno of a prio on TC 5" \
+		"$(sim_dcbnl ets "$dev" 0 0 0 5 0 0 0 0 2 2 0 0 0 0 0 0 50 50 0 0 0 0 0 0)" 22
+	sim_expect "errno of ETS on TC 6" \
+		"$(sim_dcbnl ets "$dev" 0 1 0 0 0 0 0 0 2 2 0 0 0 0 2 0 50 50 0 0 0 0 0 0)" 22
+	# ENOTSUPP (524) reaches user space in dcbnl's u8 as 524 & 255: 12
+	sim_expect "errno of a vendor TSA" \
+		"$(sim_dcbnl ets "$dev" 0 1 2 0 0 0 0 0 255 2 0 0 0 0 0 0 0 100 0 0 0 0 0 0)" 12
+	sim_expect "errno of 110 %" \
+		"$(sim_dcbnl ets "$dev" 0 1 2 0 0 0 0 0 2 2 0 0 0 0 0 0 60 50 0 0 0 0 0 0)" 22
+	sim_expect "errno of 100 % with a 0 % ETS TC" \
+		"$(sim_dcbnl ets "$dev" 0 1 2 0 0 0 0 0 2 2 0 0 0 0 0 0 100 0 0 0 0 0 0 0)" 22
+	sim_expect "errno of 60 % (under 100 is allowed)" \
+		"$(sim_dcbnl ets "$dev" 0 1 2 0 0 0 0 0 2 2 0 0 0 0 0 0 30 30 0 0 0 0 0 0)" 0
+	sim_expect "tc-bw of 60 %" "$(sim_json .tc_bw dcb -j ets show dev "$dev")" \
+		"[30,30,0,0,0,0,0,0]"
+	# the TC equal to max_tc passes the driver's check (">", not ">=")
+	sim_expect "errno of a prio on TC 4" \
+		"$(sim_dcbnl ets "$dev" 0 1 4 0 0 0 0 0 2 2 0 0 0 0 0 0 50 50 0 0 0 0 0 0)" 0
+	sim_expect "prio-tc" "$(sim_json .prio_tc dcb -j ets show dev "$dev")" \
+		"[0,1,4,0,0,0,0,0]"
+	echo "$id" > "$SIM_BUS"/del_device
+	log_test "bnxt_en ETS: TCs above the hardware's strict, vendor TSA ENOTSUPP, sum over 100 and a starved TC EINVAL, under 100 allowed"
+}
+
+# bnxt_en (bnxt_dcb.c bnxt_hwrm_queue_pfc_cfg(), Linux 6.1): PFC
+# priorities may fall into at most max_lltc TCs; pfc-cap reads max_lltc.
+bnxt_max_lltc() {
+	local dev=rsim$SIM_ID2 d=$DFS/../$SIM_ID2
+
+	RET=0
+	sim_expect "max_lltc" "$(cat "$d/max_lltc")" 2
+	sim_expect "pfc-cap (max_lltc)" \
+		"$(sim_json .pfc_cap dcb -j pfc show dev "$dev")" 2
+	sim_expect "errno of ETS prio 1..3 on TC 1..3" \
+		"$(sim_dcbnl ets "$dev" 0 1 2 3 0 1 0 0 2 2 2 2 0 0 0 0 25 25 25 25 0 0 0 0)" 0
+	sim_expect "errno of PFC in 3 TCs" "$(sim_dcbnl pfc "$dev" 0x0e 0)" 22
+	sim_expect "prio-pfc after the refused set" \
+		"$(sim_json .prio_pfc dcb -j pfc show dev "$dev")" \
+		"[false,false,false,false,false,false,false,false]"
+	sim_expect "errno of PFC on prio 1, 2 and 5 (2 TCs)" \
+		"$(sim_dcbnl pfc "$dev" 0x26 0)" 0
+	sim_expect "prio-pfc" "$(sim_json .prio_pfc dcb -j pfc show dev "$dev")" \
+		"[false,true,true,false,false,true,false,false]"
+	echo 3 > "$d/max_lltc"
+	sim_expect "errno of PFC in 3 TCs with max_lltc 3" \
+		"$(sim_dcbnl pfc "$dev" 0x0e 0)" 0
+	echo 2 > "$d/max_lltc"
+	sim_expect "errno of PFC off" "$(sim_dcbnl pfc "$dev" 0 0)" 0
+	log_test "bnxt_en PFC: lossless TCs limited to max_lltc, which pfc-cap reports"
+}
+
+# ice (ice_dcb_nl.c ice_dcbnl_setpfc(), Linux 6.1) takes only the PFC
+# priorities: the delay reads back what the hardware has.
+ice_pfc_delay() {
+	local dev=rsim$SIM_ID1
+
+	RET=0
+	sim_expect "errno of delay 50" "$(sim_dcbnl pfc "$dev" 0x08 50)" 0
+	sim_expect "delay" "$(sim_pfc_delay "$dev")" 7
+	sim_expect "prio-pfc" "$(sim_json .prio_pfc[3] dcb -j pfc show dev "$dev")" true
+	sim_expect "errno of PFC off" "$(sim_dcbnl pfc "$dev" 0 0)" 0
+	log_test "ice PFC: the delay is not taken"
 }
 
 bus_errors() {
@@ -1060,7 +1244,8 @@ setup() {
 cleanup() {
 	local id
 
-	for id in "$SIM_ID" "$SIM_ID1" "$SIM_ID2" $((SIM_ID + 5)); do
+	for id in "$SIM_ID" "$SIM_ID1" "$SIM_ID2" $((SIM_ID + 5)) \
+		$((SIM_ID + 6)) $((SIM_ID + 7)); do
 		echo "$id" > "$SIM_BUS"/del_device 2> /dev/null
 	done
 	rt_sim_unload

@@ -61,7 +61,7 @@ static struct rsim_dev *rsim_dev_find(u32 id)
 	return NULL;
 }
 
-static int rsim_dev_new(u32 id, enum rsim_personality pers)
+static int rsim_dev_new(u32 id, unsigned int info)
 {
 	struct rsim_dev *rsim;
 	int err;
@@ -70,8 +70,8 @@ static int rsim_dev_new(u32 id, enum rsim_personality pers)
 	if (!rsim)
 		return -ENOMEM;
 	rsim->id = id;
-	rsim->pers = pers;
-	rsim->info = &rsim_personalities[pers];
+	rsim->info = &rsim_personalities[info];
+	rsim->pers = rsim->info->pers;
 	spin_lock_init(&rsim->stats_lock);
 	mutex_init(&rsim->cc_lock);
 	atomic_set(&rsim->fail_next_set, 0);
@@ -129,7 +129,7 @@ static int rsim_parse_personality(const char *s)
 {
 	int i;
 
-	for (i = 0; i < RSIM_NUM_PERSONALITIES; i++)
+	for (i = 0; i < RSIM_NUM_INFOS; i++)
 		if (!strcmp(s, rsim_personalities[i].name))
 			return i;
 	return -EINVAL;

@@ -13,6 +13,21 @@
 
 #include "rsim.h"
 
+/*
+ * mlx5's xoff threshold in bytes (en/port_buffer.c calculate_xoff(),
+ * Linux 6.1): (301 + 2.16 * cable length in m) * speed in Gb/s
+ * + 2.72 * MTU, in integer steps as the driver takes them; the speed is
+ * the link's, at least 40 Gb/s: 100 Gb/s here.
+ */
+#define RSIM_SPEED_MBPS		100000
+#define RSIM_MLX5_MIN_MAX_MTU	9216	/* MINIMUM_MAX_MTU of port_buffer.c */
+
+static u32 rsim_mlx5_xoff(u32 cable_m, u32 mtu)
+{
+	return (301 + 216 * cable_m / 100) * RSIM_SPEED_MBPS / 1000 +
+	       272 * mtu / 100;
+}
+
 void rsim_dcb_init(struct rsim_dev *rsim)
 {
 	int i;
@@ -25,9 +40,13 @@ void rsim_dcb_init(struct rsim_dev *rsim)
 		rsim->ets.tc_tx_bw[i] = i < 4 ? 12 : 13;
 		rsim->ets.tc_rx_bw[i] = rsim->ets.tc_tx_bw[i];
 	}
-	rsim->pfc_delay = 7;
+	/* bnxt_en keeps what a PFC set gave, and has none before one */
+	rsim->pfc_delay = rsim->pers == RSIM_BNXT_RE ? 0 : 7;
 	rsim->buffer.total_size = RSIM_BUF_TOTAL;
 	rsim->buffer.buffer_size[0] = RSIM_BUF_TOTAL / 2;
+	rsim->buf_xoff = 0;	/* the driver's dcbx.xoff before a config */
+	rsim->max_tc = IEEE_8021QAZ_MAX_TCS;
+	rsim->max_lltc = 2;
 	rsim->dcbx = DCB_CAP_DCBX_HOST | DCB_CAP_DCBX_VER_IEEE;
 	for (i = 0; i < RSIM_NUM_DSCP; i++)
 		rsim->dscp2prio[i] = -1;
@@ -42,11 +61,88 @@ static int rsim_ieee_getets(struct net_device *dev, struct ieee_ets *ets)
 {
 	struct rsim_dev *rsim = rsim_from_netdev(dev);
 
+	int i;
+
 	if (rsim->info->ets_before_pfc && !rsim->ets_set) {
-		ets->ets_cap = rsim->ets.ets_cap;
+		ets->ets_cap = rsim->max_tc;
 		return 0;
 	}
 	*ets = rsim->ets;
+	if (rsim->pers == RSIM_BNXT_RE)
+		ets->ets_cap = rsim->max_tc;
+	/*
+	 * mlx5 (en_dcbnl.c mlx5e_dcbnl_ieee_getets(), 6.1) reads the
+	 * bandwidth back from the firmware, which holds 100 % for a strict
+	 * or vendor TC, and reports 0 % for them; it never fills tc_rx_bw.
+	 */
+	if (rsim->pers == RSIM_MLX5) {
+		memset(ets->tc_rx_bw, 0, sizeof(ets->tc_rx_bw));
+		for (i = 0; i < IEEE_8021QAZ_MAX_TCS; i++)
+			if (ets->tc_tsa[i] != IEEE_8021QAZ_TSA_ETS)
+				ets->tc_tx_bw[i] = 0;
+	}
+	return 0;
+}
+
+/*
+ * bnxt_en (bnxt_dcb.c bnxt_ets_validate(), bnxt_dcbnl_ieee_setets(),
+ * Linux 6.1), with its comparisons as they are: a priority on a TC above
+ * max_tc is EINVAL (a TC equal to it passes); a TC above max_tc with a
+ * bandwidth or a TSA other than strict (0) is EINVAL; only the TCs below
+ * the highest one a priority maps to are checked further: a TSA other
+ * than strict or ETS is ENOTSUPP (524), their ETS bandwidth over 100 is
+ * EINVAL, under 100 is allowed, and a 0 % ETS TC when the sum is 100 is
+ * EINVAL.  A set needs host and IEEE DCBX modes (EINVAL).
+ */
+#define RSIM_ENOTSUPP	524	/* the kernel's ENOTSUPP, not EOPNOTSUPP */
+
+static int rsim_bnxt_validate_ets(struct rsim_dev *rsim,
+				  const struct ieee_ets *ets)
+{
+	struct net_device *dev = rsim->netdev;
+	bool zero = false;
+	int i, sum = 0;
+	u8 top = 0;
+
+	if (!(rsim->dcbx & DCB_CAP_DCBX_VER_IEEE) ||
+	    !(rsim->dcbx & DCB_CAP_DCBX_HOST))
+		return -EINVAL;
+	for (i = 0; i < IEEE_8021QAZ_MAX_TCS; i++) {
+		if (ets->prio_tc[i] > rsim->max_tc) {
+			netdev_err(dev, "ETS: prio %d on TC %u above the %u TCs\n",
+				   i, ets->prio_tc[i], rsim->max_tc);
+			return -EINVAL;
+		}
+		top = max(top, ets->prio_tc[i]);
+		if ((ets->tc_tx_bw[i] || ets->tc_tsa[i]) && i > rsim->max_tc) {
+			netdev_err(dev, "ETS: TC %d above the %u TCs is not strict with 0 %%\n",
+				   i, rsim->max_tc);
+			return -EINVAL;
+		}
+	}
+	for (i = 0; i < top; i++) {
+		switch (ets->tc_tsa[i]) {
+		case IEEE_8021QAZ_TSA_STRICT:
+			break;
+		case IEEE_8021QAZ_TSA_ETS:
+			sum += ets->tc_tx_bw[i];
+			zero = zero || !ets->tc_tx_bw[i];
+			break;
+		default:
+			netdev_err(dev, "ETS: TSA %u of TC %d not supported\n",
+				   ets->tc_tsa[i], i);
+			return -RSIM_ENOTSUPP;
+		}
+	}
+	if (sum > 100) {
+		netdev_err(dev, "ETS: bandwidth of ETS TCs sums to %d, over 100\n",
+			   sum);
+		return -EINVAL;
+	}
+	if (zero && sum == 100) {
+		netdev_err(dev, "ETS: an ETS TC of 0 %% with a sum of 100\n");
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -90,7 +186,10 @@ static int rsim_ieee_setets(struct net_device *dev, struct ieee_ets *ets)
 
 	if (!rsim_set_begin(rsim, &err))
 		return err;
-	err = rsim_validate_ets(dev, ets);
+	if (rsim->pers == RSIM_BNXT_RE)
+		err = rsim_bnxt_validate_ets(rsim, ets);
+	else
+		err = rsim_validate_ets(dev, ets);
 	if (err)
 		return err;
 	memcpy(rsim->ets.prio_tc, ets->prio_tc, sizeof(ets->prio_tc));
@@ -113,9 +212,11 @@ static int rsim_ieee_getpfc(struct net_device *dev, struct ieee_pfc *pfc)
 	int i;
 
 	memset(pfc, 0, sizeof(*pfc));
-	pfc->pfc_cap = IEEE_8021QAZ_MAX_TCS;
+	/* bnxt_en reports max_lltc as the PFC capability (bnxt_dcb.c, 6.1) */
+	pfc->pfc_cap = rsim->pers == RSIM_BNXT_RE ? rsim->max_lltc :
+						   IEEE_8021QAZ_MAX_TCS;
 	pfc->pfc_en = rsim->pfc_en;
-	pfc->mbc = rsim->pfc_mbc;
+	pfc->mbc = rsim->pfc_mbc;	/* 0 but on bnxt_en: none keeps it */
 	pfc->delay = rsim->pfc_delay;
 	spin_lock(&rsim->stats_lock);
 	rsim_grow_advance(rsim, jiffies);
@@ -127,32 +228,151 @@ static int rsim_ieee_getpfc(struct net_device *dev, struct ieee_pfc *pfc)
 	return 0;
 }
 
+/* The buffers a PFC-enabled priority maps to: the lossless ones. */
+static u8 rsim_lossless(u8 pfc_en, const u8 *prio2buffer)
+{
+	u8 mask = 0;
+	int i;
+
+	for (i = 0; i < IEEE_8021QAZ_MAX_TCS; i++)
+		if (pfc_en & BIT(i))
+			mask |= BIT(prio2buffer[i]);
+	return mask;
+}
+
+/*
+ * mlx5 (en/port_buffer.c update_xoff_threshold(), Linux 6.1): each
+ * lossless buffer needs xoff + max MTU (at least 9216) + one cell, else
+ * ENOMEM.
+ */
+static int rsim_mlx5_headroom(struct rsim_dev *rsim, const u32 *size,
+			      u8 lossless, u32 xoff)
+{
+	u32 mtu = max_t(u32, rsim->netdev->max_mtu, RSIM_MLX5_MIN_MAX_MTU);
+	u32 need = xoff + mtu + RSIM_BUF_CELL;
+	int i;
+
+	for (i = 0; i < DCBX_MAX_BUFFERS; i++) {
+		if ((lossless & BIT(i)) && size[i] < need) {
+			netdev_err(rsim->netdev, "lossless buffer %d of %u bytes is under xoff %u + MTU %u + cell %u\n",
+				   i, size[i], xoff, mtu, RSIM_BUF_CELL);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/*
+ * mlx5 PFC (en_dcbnl.c mlx5e_dcbnl_ieee_setpfc(), Linux 6.1): a change of
+ * the PFC priorities is written first and flaps the link; a delay (cable
+ * length, m) of 0, of 1000 or more, or unchanged is ignored without an
+ * error; mbc is not kept.  Once a buffer set has put the port buffers in
+ * manual mode (mlx5e_port_manual_buffer_config()), a cable length that
+ * changes xoff, or PFC priorities that make another buffer lossless, are
+ * checked against the buffer sizes: ENOMEM, and the cable length is
+ * restored, but the PFC priorities stay written.
+ */
+static int rsim_mlx5_setpfc(struct rsim_dev *rsim, const struct ieee_pfc *pfc)
+{
+	bool pfc_changed = rsim->pfc_en != pfc->pfc_en, len_changed = false;
+	u8 lossless = rsim->buf_lossless, next;
+	u16 old_delay = rsim->pfc_delay;
+	bool update = false;
+	int err = 0;
+	u32 xoff;
+
+	if (pfc_changed) {
+		rsim->pfc_en = pfc->pfc_en;
+		if (rsim->pfc_link_flap)
+			rsim_link_flap(rsim);
+	}
+	if (pfc->delay && pfc->delay < 1000 && pfc->delay != rsim->pfc_delay) {
+		rsim->pfc_delay = pfc->delay;
+		len_changed = true;
+	}
+	if (!rsim->buf_manual)
+		return 0;
+	xoff = rsim_mlx5_xoff(rsim->pfc_delay, rsim->netdev->mtu);
+	if (len_changed) {
+		update = true;
+		err = rsim_mlx5_headroom(rsim, rsim->buffer.buffer_size,
+					 lossless, xoff);
+	}
+	next = rsim_lossless(rsim->pfc_en, rsim->buffer.prio2buffer);
+	if (!err && pfc_changed && next != lossless) {
+		update = true;
+		lossless = next;
+		err = rsim_mlx5_headroom(rsim, rsim->buffer.buffer_size,
+					 lossless, xoff);
+	}
+	if (!err && !update && xoff != rsim->buf_xoff)
+		err = rsim_mlx5_headroom(rsim, rsim->buffer.buffer_size,
+					 lossless, xoff);
+	if (err) {
+		rsim->pfc_delay = old_delay;
+		return err;
+	}
+	rsim->buf_lossless = lossless;
+	rsim->buf_xoff = xoff;
+	return 0;
+}
+
+/*
+ * bnxt_en PFC (bnxt_dcb.c bnxt_dcbnl_ieee_setpfc(),
+ * bnxt_hwrm_queue_pfc_cfg(), Linux 6.1): EINVAL before the first ETS set,
+ * and when the PFC priorities fall into more of the TCs below max_tc than
+ * max_lltc; the structure is kept as given (delay and mbc too).
+ */
+static int rsim_bnxt_setpfc(struct rsim_dev *rsim, const struct ieee_pfc *pfc)
+{
+	unsigned int lltc = 0;
+	int tc, prio;
+
+	if (!rsim->ets_set) {
+		netdev_err(rsim->netdev, "PFC: no ETS set yet\n");
+		return -EINVAL;
+	}
+	for (tc = 0; tc < rsim->max_tc; tc++) {
+		for (prio = 0; prio < IEEE_8021QAZ_MAX_TCS; prio++) {
+			if ((pfc->pfc_en & BIT(prio)) &&
+			    rsim->ets.prio_tc[prio] == tc) {
+				lltc++;
+				break;
+			}
+		}
+	}
+	if (lltc > rsim->max_lltc) {
+		netdev_err(rsim->netdev, "PFC: %u lossless TCs, the hardware has %u\n",
+			   lltc, rsim->max_lltc);
+		return -EINVAL;
+	}
+	rsim->pfc_en = pfc->pfc_en;
+	rsim->pfc_mbc = pfc->mbc;
+	rsim->pfc_delay = pfc->delay;
+	return 0;
+}
+
+/*
+ * ice PFC (ice_dcb_nl.c ice_dcbnl_setpfc(), Linux 6.1): only the enabled
+ * priorities are taken; the delay is read from the hardware and mbc is
+ * not set, so both read back unchanged.
+ */
 static int rsim_ieee_setpfc(struct net_device *dev, struct ieee_pfc *pfc)
 {
 	struct rsim_dev *rsim = rsim_from_netdev(dev);
-	bool changed;
 	int err;
 
 	if (!rsim_set_begin(rsim, &err))
 		return err;
-	if (rsim->info->ets_before_pfc && !rsim->ets_set) {
-		netdev_err(dev, "PFC: no ETS set yet\n");
-		return -EINVAL;
+	switch (rsim->pers) {
+	case RSIM_MLX5:
+		return rsim_mlx5_setpfc(rsim, pfc);
+	case RSIM_BNXT_RE:
+		return rsim_bnxt_setpfc(rsim, pfc);
+	default:
+		rsim->pfc_en = pfc->pfc_en;
+		return 0;
 	}
-	/* The delay is the cable length in meters, as in mlx5. */
-	if (pfc->delay > 1000) {
-		netdev_err(dev, "PFC: cable length %u m is over 1000 m\n",
-			   pfc->delay);
-		return -EINVAL;
-	}
-	changed = rsim->pfc_en != pfc->pfc_en;
-	rsim->pfc_en = pfc->pfc_en;
-	rsim->pfc_mbc = pfc->mbc;
-	if (pfc->delay)
-		rsim->pfc_delay = pfc->delay;
-	if (changed && rsim->pfc_link_flap)
-		rsim_link_flap(rsim);
-	return 0;
 }
 
 static int rsim_ieee_getmaxrate(struct net_device *dev,
@@ -372,9 +592,26 @@ static int rsim_getbuffer(struct net_device *dev, struct dcbnl_buffer *buf)
 	return 0;
 }
 
+/*
+ * mlx5 port buffer (en_dcbnl.c mlx5e_dcbnl_setbuffer(), en/port_buffer.c
+ * mlx5e_port_manual_buffer_config(), port_set_buffer(),
+ * port_update_shared_buffer(), Linux 6.1), in the driver's order: a set
+ * that changes nothing does nothing; otherwise the buffers go to manual
+ * mode.  A new priority map that changes which buffers are lossless is
+ * checked against the *current* sizes (ENOMEM); new sizes: a lossless
+ * buffer of 0 is EINVAL, more than the port's spare space (total_size,
+ * which excludes the internal buffers) EINVAL, a lossless buffer under
+ * xoff + MTU + cell ENOMEM; the sizes are floored to the cell size, and
+ * a shared pool of under 4 cells left is EINVAL.  A set that changes
+ * neither sizes nor lossless buffers still checks them when xoff moved
+ * (MTU change).
+ */
 static int rsim_setbuffer(struct net_device *dev, struct dcbnl_buffer *buf)
 {
 	struct rsim_dev *rsim = rsim_from_netdev(dev);
+	bool map_changed, size_changed, update = false;
+	u32 xoff, cells = 0;
+	u8 lossless, next;
 	u64 sum = 0;
 	int i, err;
 
@@ -384,33 +621,68 @@ static int rsim_setbuffer(struct net_device *dev, struct dcbnl_buffer *buf)
 		if (buf->prio2buffer[i] >= DCBX_MAX_BUFFERS)
 			return -EINVAL;
 		sum += buf->buffer_size[i];
+		cells += buf->buffer_size[i] / RSIM_BUF_CELL;
 	}
-	if (sum > RSIM_BUF_TOTAL) {
-		netdev_err(dev, "buffers of %llu bytes exceed the %u bytes of the port\n",
-			   sum, RSIM_BUF_TOTAL);
-		return -EINVAL;
+	map_changed = memcmp(buf->prio2buffer, rsim->buffer.prio2buffer,
+			     sizeof(buf->prio2buffer));
+	size_changed = memcmp(buf->buffer_size, rsim->buffer.buffer_size,
+			      sizeof(buf->buffer_size));
+	if (!map_changed && !size_changed)
+		return 0;
+	if (!rsim->buf_manual) {
+		rsim->buf_lossless = rsim_lossless(rsim->pfc_en,
+						   rsim->buffer.prio2buffer);
+		rsim->buf_manual = true;
 	}
-	/*
-	 * mlx5 (en/port_buffer.c mlx5e_port_manual_buffer_config(), 6.1):
-	 * when the sizes change, a lossless buffer (one that a PFC-enabled
-	 * priority maps to, with the new priority map) of size 0 is EINVAL.
-	 */
-	if (memcmp(buf->buffer_size, rsim->buffer.buffer_size,
-		   sizeof(buf->buffer_size))) {
-		for (i = 0; i < IEEE_8021QAZ_MAX_TCS; i++) {
-			u8 b = buf->prio2buffer[i];
-
-			if ((rsim->pfc_en & BIT(i)) && !buf->buffer_size[b]) {
-				netdev_err(dev, "lossless buffer %u (priority %d) cannot be of size 0\n",
-					   b, i);
+	lossless = rsim->buf_lossless;
+	xoff = rsim_mlx5_xoff(rsim->pfc_delay, dev->mtu);
+	next = rsim_lossless(rsim->pfc_en, buf->prio2buffer);
+	if (map_changed && next != lossless) {
+		update = true;
+		lossless = next;
+		err = rsim_mlx5_headroom(rsim, rsim->buffer.buffer_size,
+					 lossless, xoff);
+		if (err)
+			return err;
+	}
+	if (size_changed) {
+		for (i = 0; i < DCBX_MAX_BUFFERS; i++) {
+			if ((lossless & BIT(i)) && !buf->buffer_size[i]) {
+				netdev_err(dev, "lossless buffer %d cannot be of size 0\n",
+					   i);
 				return -EINVAL;
 			}
 		}
+		if (sum > RSIM_BUF_TOTAL) {
+			netdev_err(dev, "buffers of %llu bytes exceed the %u bytes of the port\n",
+				   sum, RSIM_BUF_TOTAL);
+			return -EINVAL;
+		}
+		update = true;
+		err = rsim_mlx5_headroom(rsim, buf->buffer_size, lossless,
+					 xoff);
+		if (err)
+			return err;
+		if (RSIM_BUF_TOTAL / RSIM_BUF_CELL - cells < 4) {
+			netdev_err(dev, "buffers of %u cells leave under 4 cells of %u for the shared pool\n",
+				   cells, RSIM_BUF_TOTAL / RSIM_BUF_CELL);
+			return -EINVAL;
+		}
 	}
+	if (!update && xoff != rsim->buf_xoff) {
+		err = rsim_mlx5_headroom(rsim, rsim->buffer.buffer_size,
+					 lossless, xoff);
+		if (err)
+			return err;
+	}
+	if (size_changed)
+		for (i = 0; i < DCBX_MAX_BUFFERS; i++)
+			rsim->buffer.buffer_size[i] =
+				rounddown(buf->buffer_size[i], RSIM_BUF_CELL);
 	memcpy(rsim->buffer.prio2buffer, buf->prio2buffer,
 	       sizeof(buf->prio2buffer));
-	memcpy(rsim->buffer.buffer_size, buf->buffer_size,
-	       sizeof(buf->buffer_size));
+	rsim->buf_lossless = lossless;
+	rsim->buf_xoff = xoff;
 	return 0;
 }
 

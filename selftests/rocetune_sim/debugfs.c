@@ -15,6 +15,7 @@
  *   link_flaps        link flaps so far
  *   hw_refresh_ms     RDMA hw counters refresh every MS ms (0: live)
  *   hw_stats_delay_ms each read of the RDMA hw counters sleeps MS ms first
+ *   max_tc, max_lltc  bnxt_re: the TC and lossless TC counts of the "firmware"
  *   cc_params/<name>  mlx5 DCQCN parameters
  *   cc_config/<name>  bnxt_re congestion control parameters
  *
@@ -683,6 +684,11 @@ int rsim_dev_debugfs_init(struct rsim_dev *rsim)
 			   &rsim->hw_refresh_ms);
 	debugfs_create_u32("hw_stats_delay_ms", 0600, rsim->ddir,
 			   &rsim->hw_delay_ms);
+	if (rsim->pers == RSIM_BNXT_RE) {
+		debugfs_create_u8("max_tc", 0600, rsim->ddir, &rsim->max_tc);
+		debugfs_create_u8("max_lltc", 0600, rsim->ddir,
+				  &rsim->max_lltc);
+	}
 	debugfs_create_file("grow", 0600, rsim->ddir, rsim, &rsim_grow_fops);
 	debugfs_create_file("pfc_storm", 0200, rsim->ddir, rsim,
 			    &rsim_storm_fops);

@@ -54,21 +54,30 @@ static const struct rsim_hw_counter rsim_mlx5_hw[] = {
 	{ "rx_icrc_encapsulated", false },
 };
 
+/*
+ * irdma (drivers/infiniband/hw/irdma/verbs.c irdma_hw_stat_names, Linux
+ * 6.1), a subset: the driver adds the hardware's deltas into 64-bit
+ * values (ctrl.c irdma_update_stats()), so none wraps at 32 bits.
+ */
 static const struct rsim_hw_counter rsim_irdma_hw[] = {
-	{ "ip4InDiscards", true },
-	{ "ip4InTruncatedPkts", true },
-	{ "ip6InDiscards", true },
-	{ "ip6InTruncatedPkts", true },
-	{ "rxVlanErrors", true },
+	{ "ip4InDiscards", false },
+	{ "ip4InTruncatedPkts", false },
+	{ "ip6InDiscards", false },
+	{ "ip6InTruncatedPkts", false },
+	{ "rxVlanErrors", false },
 	{ "tcpInSegs", false },
 	{ "tcpOutSegs", false },
 	{ "tcpRetransSegs", false },
-	{ "tcpInOptErrors", true },
-	{ "tcpInProtoErrors", true },
-	{ "ip4InOcts", false },
+	{ "tcpInOptErrors", false },
+	{ "tcpInProtoErrors", false },
+	{ "ip4InOctets", false },
 	{ "ip4InPkts", false },
-	{ "ip4OutOcts", false },
+	{ "ip4OutOctets", false },
 	{ "ip4OutPkts", false },
+	{ "ip6InOctets", false },
+	{ "ip6InPkts", false },
+	{ "ip6OutOctets", false },
+	{ "ip6OutPkts", false },
 	{ "RxUDP", false },
 	{ "TxUDP", false },
 	{ "RxECNMrkd", false },
@@ -95,13 +104,38 @@ static const struct rsim_hw_counter rsim_bnxt_re_hw[] = {
 	{ "rx_ecn_marked_pkts", false },
 };
 
+/*
+ * bnxt_re with the names of the rdma-next patch "RDMA/bnxt_re: RoCE
+ * related hardware counters update" (2025; release not confirmed), which
+ * renames five counters to mlx5's names.
+ */
+static const struct rsim_hw_counter rsim_bnxt_re2_hw[] = {
+	{ "rx_pkts", false },
+	{ "rx_bytes", false },
+	{ "tx_pkts", false },
+	{ "tx_bytes", false },
+	{ "local_ack_timeout_err", false },
+	{ "seq_err_naks_rcvd", false },
+	{ "max_retry_exceeded", false },
+	{ "rnr_naks_rcvd", false },
+	{ "missing_resp", false },
+	{ "dup_req", false },
+	{ "out_of_sequence", false },
+	{ "rx_out_of_buffer", false },
+	{ "np_cnp_pkts", false },
+	{ "rp_cnp_handled", false },
+	{ "np_ecn_marked_roce_packets", false },
+};
+
 static_assert(ARRAY_SIZE(rsim_mlx5_hw) <= RSIM_HW_MAX);
+static_assert(ARRAY_SIZE(rsim_bnxt_re2_hw) <= RSIM_HW_MAX);
 static_assert(ARRAY_SIZE(rsim_irdma_hw) <= RSIM_HW_MAX);
 static_assert(ARRAY_SIZE(rsim_bnxt_re_hw) <= RSIM_HW_MAX);
 
 const struct rsim_personality_info rsim_personalities[] = {
 	[RSIM_MLX5] = {
 		.name = "mlx5",
+		.pers = RSIM_MLX5,
 		.driver = "mlx5_core",
 		.hw = rsim_mlx5_hw,
 		.num_hw = ARRAY_SIZE(rsim_mlx5_hw),
@@ -111,6 +145,7 @@ const struct rsim_personality_info rsim_personalities[] = {
 	},
 	[RSIM_IRDMA] = {
 		.name = "irdma",
+		.pers = RSIM_IRDMA,
 		.driver = "ice",
 		.hw = rsim_irdma_hw,
 		.num_hw = ARRAY_SIZE(rsim_irdma_hw),
@@ -118,9 +153,20 @@ const struct rsim_personality_info rsim_personalities[] = {
 	},
 	[RSIM_BNXT_RE] = {
 		.name = "bnxt_re",
+		.pers = RSIM_BNXT_RE,
 		.driver = "bnxt_en",
 		.hw = rsim_bnxt_re_hw,
 		.num_hw = ARRAY_SIZE(rsim_bnxt_re_hw),
+		.dcbnl_ops = &rsim_dcbnl_ops_bnxt,
+		.ets_before_pfc = true,
+	},
+	/* bnxt_re in all but the counter names: rsim_bnxt_re2_hw */
+	[RSIM_BNXT_RE2_INFO] = {
+		.name = "bnxt_re2",
+		.pers = RSIM_BNXT_RE,
+		.driver = "bnxt_en",
+		.hw = rsim_bnxt_re2_hw,
+		.num_hw = ARRAY_SIZE(rsim_bnxt_re2_hw),
 		.dcbnl_ops = &rsim_dcbnl_ops_bnxt,
 		.ets_before_pfc = true,
 	},

@@ -38,13 +38,24 @@
 #define RSIM_MAX_GROW		8
 #define RSIM_TICK_MS		100
 #define RSIM_FLAP_MS		200
-#define RSIM_BUF_TOTAL		524288
+#define RSIM_BUF_TOTAL		524288	/* port buffer less internal buffers */
+#define RSIM_BUF_INTERNAL	16384
+#define RSIM_BUF_CELL		128
 
 enum rsim_personality {
 	RSIM_MLX5,
 	RSIM_IRDMA,
 	RSIM_BNXT_RE,
 	RSIM_NUM_PERSONALITIES,
+};
+
+/*
+ * Entries of rsim_personalities[]: one per personality, then variants of
+ * one with other counter names ("bnxt_re2": bnxt_re's renamed counters).
+ */
+enum {
+	RSIM_BNXT_RE2_INFO = RSIM_NUM_PERSONALITIES,
+	RSIM_NUM_INFOS,
 };
 
 /*
@@ -72,6 +83,7 @@ struct rsim_hw_counter {
 
 struct rsim_personality_info {
 	const char *name;
+	enum rsim_personality pers;	/* the driver behaviours */
 	const char *driver;	/* the Ethernet driver ethtool -i reports */
 	const struct rsim_hw_counter *hw;
 	unsigned int num_hw;
@@ -116,6 +128,11 @@ struct rsim_dev {
 	u16 pfc_delay;
 	struct ieee_maxrate maxrate;
 	struct dcbnl_buffer buffer;
+	bool buf_manual;		/* mlx5: a buffer set changed something */
+	u8 buf_lossless;		/* mlx5: buffers the port holds lossless */
+	u32 buf_xoff;			/* mlx5: xoff of the last buffer config */
+	u8 max_tc;			/* bnxt_en: TCs of the hardware */
+	u8 max_lltc;			/* bnxt_en: lossless TCs of the hardware */
 	u8 dcbx;
 	/*
 	 * The device's DSCP->priority map (-1: not mapped), as the driver

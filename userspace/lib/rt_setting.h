@@ -71,6 +71,8 @@ struct rt_nic_state {
 	bool dcb_ok;			/* DCB state read */
 	char dcb_err[256];
 	bool has_ets, has_pfc, has_maxrate, has_buffer, has_apptrust;
+	unsigned int ets_cap;		/* DCB: the ETS TCs the driver reports */
+	unsigned int buf_total;		/* DCB: the buffer total_size, bytes */
 	bool storm_ok;			/* pfc-prevention-tout read */
 	char storm_err[256];
 	bool cc_ok;			/* vendor cc files read */

@@ -96,11 +96,7 @@ static const char *rt_cc_vendor_name(enum rt_cc_vendor vendor)
 
 /* Wanted state ---------------------------------------------------------- */
 
-static void rt_want_err(struct rt_diag *d, const struct rt_profile *p,
-			enum rt_pkey key, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static void rt_want_err(struct rt_diag *d, const struct rt_profile *p,
+void rt_want_err(struct rt_diag *d, const struct rt_profile *p,
 			enum rt_pkey key, const char *fmt, ...)
 {
 	char text[RT_DIAG_LEN];
@@ -260,7 +256,8 @@ static void rt_want_pfc(const struct rt_profile *p, const struct rt_nic *nic,
 		w->v[0] = p->pfc_en;
 	if (len)
 		w->v[1] = p->cable_length_m;
-	if (en && w->v[3] &&
+	/* bnxt_en's PFC capability counts lossless TCs: rt_drvcheck.c */
+	if (en && w->v[3] && strcmp(nic->id.driver, "bnxt_en") &&
 	    (unsigned int)__builtin_popcount(p->pfc_en) > w->v[3])
 		rt_want_err(d, p, RT_PK_PFC,
 			    "%s can enable PFC on at most %" PRIu64 " priorities",
@@ -551,6 +548,7 @@ int rt_want_build(const struct rt_profile *p, const struct rt_nic *nic,
 		rt_want_maxrate(p, nic, cur, want, d);
 		rt_want_buffer(p, nic, cur, want, d);
 		rt_want_trust(p, cur, want);
+		rt_drvcheck(p, nic, cur, want, d);
 	}
 	rt_want_storm(p, nic, cur, want, d);
 	rt_want_cc(p, nic, cur, want, d);
@@ -599,6 +597,8 @@ static void rt_read_dcb(struct rt_sys_ctx *ctx, const struct rt_nic *nic,
 	ns->has_maxrate = ds.has_maxrate;
 	ns->has_buffer = ds.has_buffer;
 	ns->has_apptrust = ds.has_apptrust;
+	ns->ets_cap = ds.ets.ets_cap;
+	ns->buf_total = ds.has_buffer ? ds.buffer.total_size : 0;
 	if (ds.has_ets && (s = rt_state_add(&ns->st, RT_SK_ETS, 0))) {
 		s->n = 24;
 		for (i = 0; i < RT_NTC; i++) {

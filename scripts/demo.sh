@@ -378,8 +378,8 @@ wait_for 10 grep -q "rsim7: profile 60-sim.conf applied (storm restore)" "$SIMLO
 	die "the agent logged no restore: $(tail -n 3 "$SIMLOG")"
 echo "    the agent's log about rsim7:"
 grep 'rsim7: ' "$SIMLOG" | sed 's/^/    /'
-echo "    (1 write each: PFC of priority 3 off, then on again; mlx5 takes its link down and up on"
-echo "    any change of its PFC priorities, en_dcbnl.c, and the sim does too.)"
+echo "    (1 write each: PFC of priority 3 off, then on again; mlx5 takes its link"
+echo "    down and up on any change of its PFC priorities, en_dcbnl.c, and the sim too.)"
 act=$(grep -c 'rsim7: pause storm on priority 3: PFC off on it in force' "$SIMLOG")
 [ "$act" = 1 ] || die "the agent logged $act storm actions on priority 3, not 1"
 echo "    events from rocetune monitor for this storm:"

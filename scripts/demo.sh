@@ -65,6 +65,8 @@ timeout 120 ibv_rc_pingpong -d "$RT_RXE0" -g "$g0" -n 500 -s 4096 "$RT_IP1" \
 wait "$srv" || die "ping-pong server failed"
 sed 's/^/    /' /tmp/demo_cli.log
 after=$(rdma -j statistic show link "$RT_RXE0/1" | jq '.[0].sent_pkts')
+echo "    rdma statistic show link $RT_RXE0/1: sent_pkts $before before the ping-pong, $after after"
+echo "    (each 4 KiB message is several MTU-sized packets, and the ACKs count too)"
 [ $((after - before)) -ge 500 ] || die "rxe0 sent only $((after - before)) packets"
 ok "rxe0 sent $((after - before)) RoCEv2 packets (rxe's own counter)"
 
@@ -90,7 +92,9 @@ ok "rocetune's tx-pkts for rxe0/1 is $tx packets, the same counter rdma statisti
 say "Subscribe to rocetune's events in the background (rocetune -j monitor)."
 "$RT" -j monitor > "$MON" 2> "$MON.err" &
 mon=$!
+echo "    \$ rocetune -j monitor > $MON &   # pid $mon"
 sleep 1
+kill -0 "$mon" 2> /dev/null || die "rocetune monitor exited: $(cat "$MON.err")"
 ok "monitor running (pid $mon)"
 
 say "Tune with a profile: DCQCN on both Soft-RoCE NICs (rocetune profile check, diff, apply)."
@@ -146,7 +150,10 @@ ok "applied to 2 NICs, re-applied with 0 writes; rocetune qp stats reads NP and 
 
 say "The agent rocetuned keeps the profile: change a setting behind its back."
 AGLOG=/tmp/demo_rocetuned.log
-"$RT_TOP/build/userspace/rocetuned" --foreground 2> "$AGLOG" &
+# selftests/demo/check.sh runs the demo once with an agent that only
+# alerts on storms (selftests/demo/rocetuned), to see step 12 fail.
+ROCETUNED=${RT_DEMO_ROCETUNED:-$RT_TOP/build/userspace/rocetuned}
+"$ROCETUNED" --foreground 2> "$AGLOG" &
 agent=$!
 wait_for 30 grep -q "$RT_NETDEV0: profile 50-soft-roce.conf (start): already in force, 0 writes" "$AGLOG" ||
 	die "the agent did not take $RT_NETDEV0: $(tail -n 3 "$AGLOG")"
@@ -204,8 +211,9 @@ echo "    rp rate is the reaction point's rate limit, not the measured rate: it 
 echo "    the line rate and each CNP cuts it, but here it stays far above what the"
 echo "    emulated CPU achieves (ib_write_bw below), so it shows DCQCN reacting, not"
 echo "    slowing the flow (selftests/qp_bottleneck.sh makes it bind)."
-echo "    A p99 round trip of milliseconds (p50: tens of microseconds) is this VM: the"
-echo "    emulated CPU and the retransmits of the packets netem drops make the tail."
+echo "    round trip: rocetune.ko's time from a packet to its ACK; the p99 well above"
+echo "    the p50 is this VM: the emulated CPU and the retransmits of the packets netem"
+echo "    drops make the tail."
 top=$(jq 'max_by(.rx_ecn_ce_pkts)' /tmp/demo_qps.json)
 qpn=$(jq -r '.qpn' <<< "$top")
 dev=$(jq -r '.dev' <<< "$top")
@@ -235,6 +243,14 @@ sent=$(jq --arg d "$RT_RXE1" '.[] | select(.dev == $d) | .np_cnp_sent' <<< "$sta
 echo "    CNPs: $sent sent by rxe1's notification point (rocetune qp stats np_cnp_sent),"
 echo "    $wire captured on va by tcpdump (udp[8] == 0x81: BTH opcode CNP, from $RT_IP1)."
 echo "    These count the whole 8 s run; the per-QP figures above were read early in it."
+jq -r --arg d "$RT_RXE1" '.[] | select(.dev == $d) |
+	"    A QP sends fewer CNPs than it receives CE marks: at most one every \(.np_min_cnp_gap_us) us",
+	"    (np_min_cnp_gap_us); rxe1 coalesced \(.np_ce_coalesced) marks so."' <<< "$stats"
+if [ "$wire" != "$sent" ]; then
+	drops=$(grep -m 1 'dropped by kernel' /tmp/demo_tcpdump.log)
+	echo "    tcpdump captured $((sent - wire)) CNPs fewer than were sent; tcpdump says: ${drops:-(no drop count)}"
+	echo "    (its buffer overflows when the emulated CPU is busy; the capture is a sample)."
+fi
 [ "$wire" -gt 0 ] 2> /dev/null || die "tcpdump saw no CNP on the wire"
 [ "$sent" -gt 0 ] 2> /dev/null || die "rxe1's np_cnp_sent is '$sent'"
 ok "$wire CNPs on the wire, $sent counted sent by rxe1; $cuts rate cuts on $(jq -r '.dev' <<< "$cut")"
@@ -247,7 +263,10 @@ ip link set rsim7 up
 pfc3() {
 	dcb -j pfc show dev rsim7 | jq -r '.prio_pfc[3]'
 }
+echo "    \$ dcb pfc show dev rsim7 prio-pfc"
+dcb pfc show dev rsim7 prio-pfc | sed 's/^/    /'
 [ "$(pfc3)" = false ] || die "PFC on priority 3 of the new NIC is '$(pfc3)', not off"
+echo "    \$ dcb pfc set dev rsim7 prio-pfc 3:on"
 # dcb of iproute2 6.1 can say "Attribute write: Protocol error" and exit 1
 # after a set it did, or exit 0 after one the kernel refused (rt_dcb in
 # selftests/lib.sh): the set is what dcb pfc show reads back.
@@ -256,7 +275,12 @@ dcb_said=$(rt_dcb pfc set dev rsim7 prio-pfc 3:on) || die "dcb pfc set failed: $
 	die "dcb pfc set dev rsim7 prio-pfc 3:on did not enable PFC on priority 3 (dcb pfc show: '$(pfc3)')"
 [ -z "$dcb_said" ] ||
 	echo "    ${dcb_said#"# "}: iproute2 6.1's spurious error; dcb pfc show reads PFC on"
+echo "    \$ dcb pfc show dev rsim7 prio-pfc"
+dcb pfc show dev rsim7 prio-pfc | sed 's/^/    /'
+echo "    \$ rocetune config set dev rsim_ib7 interval-ms 100 storm-ms 300"
 "$RT" config set dev rsim_ib7 interval-ms 100 storm-ms 300 || die "config set failed"
+echo "    (the module samples the port every 100 ms; pause in every sample for 300 ms"
+echo "    is a storm)"
 dbg=/sys/kernel/debug/rocetune_sim/7
 # Not a frame sent: a counter value written into the sim, so that the
 # port shows tx and rx pause counted apart.
@@ -292,6 +316,88 @@ jq -r '"      rx-pause \(.rx_pause) frames (1000/s for 1.5 s), lasting \(.rx_pau
 rx=$(jq '.rx_pause' <<< "$p3")
 [ "$rx" = 1500 ] || die "rx_pause on priority 3 is $rx, not 1500"
 ok "one storm_start and one storm_end on priority 3; $rx pause frames counted"
+
+say "The agent acts on a pause storm: [Watchdog] Action=disable-pfc in rsim7's profile."
+SIMPROF=$ROCETUNE_PROFILE_DIR/60-sim.conf
+cat > "$SIMPROF" << EOF
+[Match]
+Name=rsim7
+
+[Lossless]
+PFC=3
+
+[Agent]
+PollIntervalSec=1
+
+[Watchdog]
+Action=disable-pfc
+StormMs=300
+RestoreAfterMs=1000
+EOF
+echo "    $SIMPROF:"
+sed 's/^/      /' "$SIMPROF"
+echo "    disable-pfc: on a storm_start the agent turns PFC off on the storming priority,"
+echo "    so the NIC stops obeying the pause frames; RestoreAfterMs=1000: 1000 ms after"
+echo "    the last storm_end it turns it back on."
+SIMLOG=/tmp/demo_rocetuned_storm.log
+"$ROCETUNED" --foreground 2> "$SIMLOG" &
+agent=$!
+wait_for 30 grep -q "rsim7: profile 60-sim.conf (start): already in force, 0 writes" "$SIMLOG" ||
+	die "the agent did not take rsim7 (PFC on priority 3 is already as its profile says): $(tail -n 3 "$SIMLOG")"
+mon0=$(wc -l < "$MON")
+ms() {
+	echo $(($(date +%s%N) / 1000000))
+}
+# pfc_read on|off: one read of rsim7's PFC by dcb, kept to be shown, with
+# priority 3 on or off.
+pfc_read() {
+	dcb pfc show dev rsim7 prio-pfc > /tmp/demo_pfc.txt &&
+		grep -Eq "(^| )3:$1( |\$)" /tmp/demo_pfc.txt
+}
+pfc_read on || die "PFC on priority 3 of rsim7 is not on before the storm: $(cat /tmp/demo_pfc.txt)"
+echo "    \$ dcb pfc show dev rsim7 prio-pfc   # before the storm"
+sed 's/^/    /' /tmp/demo_pfc.txt
+echo "    injected: priority 3 receives 1000 pause frames/s until this script stops it"
+t0=$(ms)
+echo "3 1000 0" > "$dbg/pfc_storm" || die "cannot inject a storm"
+wait_for 15 pfc_read off ||
+	die "the agent did not turn PFC off on priority 3 in the storm: $(grep 'rsim7: pause storm on priority 3: [^0-9]' "$SIMLOG" | tail -n 1)"
+t_off=$(ms)
+echo "    \$ dcb pfc show dev rsim7 prio-pfc   # in the storm, $((t_off - t0)) ms after it began"
+sed 's/^/    /' /tmp/demo_pfc.txt
+echo "3 0 0" > "$dbg/pfc_storm" || die "cannot stop the storm"
+t_stop=$(ms)
+echo "    injected: the storm stopped, $((t_stop - t0)) ms after it began"
+wait_for 30 pfc_read on || die "the agent did not turn PFC back on after the storm: $(tail -n 2 "$SIMLOG")"
+t_on=$(ms)
+echo "    \$ dcb pfc show dev rsim7 prio-pfc   # $((t_on - t_stop)) ms after the storm stopped"
+sed 's/^/    /' /tmp/demo_pfc.txt
+[ $((t_on - t_stop)) -ge 1000 ] ||
+	die "PFC was back on $((t_on - t_stop)) ms after the storm stopped: before RestoreAfterMs=1000"
+wait_for 10 grep -q "rsim7: profile 60-sim.conf applied (storm restore)" "$SIMLOG" ||
+	die "the agent logged no restore: $(tail -n 3 "$SIMLOG")"
+echo "    the agent's log about rsim7:"
+grep 'rsim7: ' "$SIMLOG" | sed 's/^/    /'
+echo "    (1 write each: PFC of priority 3 off, then on again; mlx5 takes its link"
+echo "    down and up on any change of its PFC priorities, en_dcbnl.c, and the sim too.)"
+act=$(grep -c 'rsim7: pause storm on priority 3: PFC off on it in force' "$SIMLOG")
+[ "$act" = 1 ] || die "the agent logged $act storm actions on priority 3, not 1"
+echo "    events from rocetune monitor for this storm:"
+tail -n +"$((mon0 + 1))" "$MON" > /tmp/demo_monitor2.json
+jq -r 'select(.dev == "rsim_ib7" and .prio == 3) |
+	if .event == "storm_start" then
+		"    storm_start: \(.value) pause frames/s received on priority 3, pause in every sample for \(.duration_ms) ms (storm-ms \(.thresh) ms)"
+	elif .event == "storm_end" then
+		"    storm_end: the storm lasted \(.duration_ms) ms as the module sampled it"
+	else empty end' /tmp/demo_monitor2.json
+lat=$(sed -n 's/.*rsim7: pause storm on priority 3: PFC off on it in force \([0-9.]*\) ms after.*/\1/p' "$SIMLOG")
+echo "    The agent turned PFC off $lat ms after the module's storm_start (its log); the"
+echo "    times of the dcb reads add storm-ms of pause before the storm_start, and this"
+echo "    script's reads of dcb, one every 200 ms or so on an emulated CPU."
+kill "$agent"
+wait "$agent" 2> /dev/null
+agent=
+ok "storm on priority 3: the agent turned PFC off $lat ms after storm_start, and on $((t_on - t_stop)) ms after the storm stopped (RestoreAfterMs=1000 after storm_end)"
 echo 7 > /sys/bus/rocetune_sim/del_device
 rmmod rocetune_sim
 kill "$mon" 2> /dev/null

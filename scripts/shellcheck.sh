@@ -12,6 +12,7 @@ mapfile -t files < <({
 	echo selftests/vm/init-systemd
 	echo udev/rocetune-udev-wants
 	echo selftests/demo/dcb
+	echo selftests/demo/rocetuned
 	echo .ci/run
 } | sort -u)
 shellcheck -x -P SCRIPTDIR "${files[@]}"

@@ -708,7 +708,7 @@ void rt_qp_kill(u32 dev, u32 qpn)
 	spin_lock_bh(&rt_qp_lock);
 	qp = rt_qp_lookup(dev, qpn);
 	if (qp && !qp->dead_ns) {
-		qp->dead_ns = ktime_get_ns();
+		WRITE_ONCE(qp->dead_ns, ktime_get_ns());
 		rt_qp_touch(qp);
 	}
 	spin_unlock_bh(&rt_qp_lock);
@@ -760,9 +760,9 @@ void rt_qp_connected(struct rt_qpdev *qd, struct ib_qp *ibqp, u32 rqpn,
 		memcpy(qp->txkey.daddr, daddr, sizeof(qp->txkey.daddr));
 	else
 		memset(qp->txkey.daddr, 0, sizeof(qp->txkey.daddr));
-	qp->rqpn_known = true;
-	qp->type = ibqp->qp_type;
-	qp->type_known = true;
+	WRITE_ONCE(qp->rqpn_known, true);
+	WRITE_ONCE(qp->type, ibqp->qp_type);
+	WRITE_ONCE(qp->type_known, true);
 	write_seqcount_end(&qp->peer_seq);
 	if (ibqp->port)
 		WRITE_ONCE(qp->port, ibqp->port);
@@ -788,13 +788,13 @@ out:
 /* Record type, port, owner and identity of @ibqp; marks @qp verified. */
 static void rt_qp_meta(struct rt_qp *qp, struct ib_qp *ibqp)
 {
-	qp->type = ibqp->qp_type;
-	qp->type_known = true;
+	WRITE_ONCE(qp->type, ibqp->qp_type);
+	WRITE_ONCE(qp->type_known, true);
 	if (ibqp->port)
 		WRITE_ONCE(qp->port, ibqp->port);
 	rt_qp_owner(qp, ibqp);
-	qp->ident = ibqp;
-	qp->verified = true;
+	WRITE_ONCE(qp->ident, ibqp);
+	WRITE_ONCE(qp->verified, true);
 }
 
 /**

@@ -33,9 +33,9 @@
  *  are never held together, and the remove callback (which takes
  *  rt_dev.lock) must not run under RTNL, as no RDMA driver does.
  *  - Events are raised under rt_dev.lock (port events) or in a client
- *    callback (device events) through rt_notify() (rocetune_core.c), which
- *    hands them to the netlink layer's sender; they are built there and
- *    sent under rcu_read_lock().
+ *    callback (device events) through rt_notify_dev() and rt_notify_port()
+ *    (rocetune_core.c), which hand them to rt_nl_event(); they are built
+ *    there and sent under rcu_read_lock() while the family is registered.
  */
 #ifndef _ROCETUNE_H
 #define _ROCETUNE_H
@@ -321,11 +321,13 @@ struct rt_event {
 	[ROCETUNE_A_DEV_NAME] = { .type = NLA_NUL_STRING,		\
 				  .len = IB_DEVICE_NAME_MAX - 1 }
 
+/* rocetune_nl.c: the generic netlink family, registered by rt_nl_init() */
+extern struct genl_family rt_genl_family;
+
+/* rocetune_nl_event.c */
+void rt_nl_event(const struct rt_event *ev);
+
 /* rocetune_core.c */
-void rt_core_set_family(const struct genl_family *family);
-const struct genl_family *rt_core_family(void);
-void rt_notify_register(void (*send)(const struct rt_event *ev));
-void rt_notify(const struct rt_event *ev);
 void rt_notify_dev(struct rt_dev *rdev, u32 type, const char *old_name);
 void rt_notify_port(struct rt_dev *rdev, struct rt_port *p, u32 type,
 		    int prio, u64 value, u64 thresh, u64 duration_ms);
@@ -353,10 +355,23 @@ static inline void rt_dump_check(struct netlink_callback *cb,
 	genl_dump_check_consistent(cb, genlmsg_data(nlmsg_data(nlh)));
 }
 
+/**
+ * rt_dev_name - copy a device's current name
+ * @rdev: the device
+ * @buf: IB_DEVICE_NAME_MAX bytes
+ *
+ * Context: any context but under rt_dev.name_lock.
+ */
+static inline void rt_dev_name(struct rt_dev *rdev, char *buf)
+{
+	spin_lock(&rdev->name_lock);
+	strscpy(buf, rdev->name, IB_DEVICE_NAME_MAX);
+	spin_unlock(&rdev->name_lock);
+}
+
 struct rt_dev *rt_dev_find(u32 index, const char *name);
 struct rt_dev *rt_dev_next(u32 *index, unsigned int *seq);
 void rt_dev_put(struct rt_dev *rdev);
-void rt_dev_name(struct rt_dev *rdev, char *buf);
 bool rt_dev_visible(struct rt_dev *rdev, const struct net *net);
 struct rt_port *rt_dev_port(struct rt_dev *rdev, u32 port);
 int rt_dev_add(struct ib_device *ibdev, struct ib_client *client);

@@ -134,9 +134,9 @@ static inline bool rt_op_has_deth(__u8 op)
  * rt_op_is_request - does a packet with this opcode start a new PSN
  * @op: BTH opcode
  *
- * True for RC and UC packets sent by a requester (sends, writes, read
- * and atomic requests); false for responses (read responses and ACKs),
- * other transports and CNPs.
+ * Return: true for RC and UC packets sent by a requester (sends, writes,
+ * read and atomic requests); false for responses (read responses and
+ * ACKs), other transports and CNPs.
  */
 static inline bool rt_op_is_request(__u8 op)
 {

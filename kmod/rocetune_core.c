@@ -2,73 +2,16 @@
 /*
  * rocetune: the ground floor of the module.
  *
- * What every layer may call and that calls nothing of the module's: the
- * one way events go up (rt_notify(), to the sender that the netlink layer
- * registers), the netlink family for the handlers below the family's own
- * file, and the portable lookup of a port's netdev.  Calls between
- * the module's files run downward only (Documentation/design.rst, "Layers"):
- * a lower layer tells an upper one something only through a function that
- * the upper one registered, here or with the QP table.
+ * What every layer may call: the one way events leave the module
+ * (rt_notify_dev() and rt_notify_port(), which build them with
+ * rt_nl_event()), and the portable lookup of a port's netdev.  Calls
+ * between the module's files run downward only (Documentation/design.rst,
+ * "Layers"): the events' builder sits below every file that raises one.
  */
 
 #include <rdma/ib_cache.h>
 
 #include "rocetune.h"
-
-/* The netlink layer's sender, set while its family is registered. */
-static void (*rt_notify_send)(const struct rt_event *ev);
-/* The netlink layer's family, set before it is registered. */
-static const struct genl_family *rt_core_genl_family;
-
-/**
- * rt_core_set_family - the netlink layer's family, for lower handlers
- * @family: the family, before it is registered
- *
- * The handlers of a command live below the family that names them: they
- * put their messages' headers with rt_core_family().
- */
-void rt_core_set_family(const struct genl_family *family)
-{
-	WRITE_ONCE(rt_core_genl_family, family);
-}
-
-/**
- * rt_core_family - the generic netlink family of the module
- *
- * Context: a request or dump of the family, which is registered then.
- * Return: the family.
- */
-const struct genl_family *rt_core_family(void)
-{
-	return READ_ONCE(rt_core_genl_family);
-}
-
-/**
- * rt_notify_register - set who is told the events
- * @send: the sender, or NULL to stop telling anyone
- *
- * A sender that is replaced may still run for an event already under
- * way: it must drop what it can no longer send (rt_nl_fini()).
- */
-void rt_notify_register(void (*send)(const struct rt_event *ev))
-{
-	WRITE_ONCE(rt_notify_send, send);
-}
-
-/**
- * rt_notify - tell the upper layers an event
- * @ev: the event; its fields are valid during the call only
- *
- * Context: the sender's: process context, see rt_notify_dev() and
- * rt_notify_port().
- */
-void rt_notify(const struct rt_event *ev)
-{
-	void (*send)(const struct rt_event *ev) = READ_ONCE(rt_notify_send);
-
-	if (send)
-		send(ev);
-}
 
 /**
  * rt_notify_dev - a device event
@@ -88,7 +31,7 @@ void rt_notify_dev(struct rt_dev *rdev, u32 type, const char *old_name)
 		.prio = -1,
 	};
 
-	rt_notify(&ev);
+	rt_nl_event(&ev);
 }
 
 /**
@@ -116,7 +59,7 @@ void rt_notify_port(struct rt_dev *rdev, struct rt_port *p, u32 type,
 		.duration_ms = duration_ms,
 	};
 
-	rt_notify(&ev);
+	rt_nl_event(&ev);
 }
 
 /**

@@ -106,20 +106,6 @@ struct rt_dev *rt_dev_next(u32 *index, unsigned int *seq)
 }
 
 /**
- * rt_dev_name - copy a device's current name
- * @rdev: the device
- * @buf: IB_DEVICE_NAME_MAX bytes
- *
- * Context: any context but under rt_dev.name_lock.
- */
-void rt_dev_name(struct rt_dev *rdev, char *buf)
-{
-	spin_lock(&rdev->name_lock);
-	strscpy(buf, rdev->name, IB_DEVICE_NAME_MAX);
-	spin_unlock(&rdev->name_lock);
-}
-
-/**
  * rt_dev_visible - may a network namespace see a device
  * @rdev: the device
  * @net: the namespace

@@ -19,8 +19,6 @@
 #include "rocetune_nlmsg.h"
 #include "rocetune_qp.h"
 
-static struct genl_family rt_genl_family;
-
 /* The messages on the generic path, by command. */
 static const struct rt_nl_request_ops *const rt_nl_requests[] = {
 	[ROCETUNE_CMD_DEV_GET] = &rt_nl_dev_request_ops,
@@ -453,7 +451,7 @@ static const struct genl_multicast_group rt_genl_mcgrps[] = {
 	},
 };
 
-static struct genl_family rt_genl_family __ro_after_init = {
+struct genl_family rt_genl_family __ro_after_init = {
 	.name = ROCETUNE_FAMILY_NAME,
 	.version = ROCETUNE_FAMILY_VERSION,
 	.netnsok = true,
@@ -478,7 +476,6 @@ int __init rt_nl_init(void)
 	int err;
 
 	/* The QP handlers put their headers with it from the first request. */
-	rt_core_set_family(&rt_genl_family);
 	err = genl_register_family(&rt_genl_family);
 	if (err)
 		return err;

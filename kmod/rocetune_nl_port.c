@@ -143,39 +143,6 @@ err_cancel:
 	return -EMSGSIZE;
 }
 
-/**
- * rt_nl_put_port_id - put a port's identity, state and netdev
- * @skb: the message
- * @rdev: the device
- * @p: its port
- * @cookie: net_cookie of the reader's network namespace (0: no reader is)
- *
- * For PORT_GET and the port events.  A netdev is named (ifindex and name)
- * only to a reader in its own network namespace, as the RDMA core's
- * netlink does.
- *
- * Return: 0 or -EMSGSIZE.
- */
-int rt_nl_put_port_id(struct sk_buff *skb, struct rt_dev *rdev,
-		      const struct rt_port *p, u64 cookie)
-{
-	if (rt_nl_put_dev_id(skb, rdev) ||
-	    nla_put_u32(skb, ROCETUNE_A_PORT_INDEX, p->port) ||
-	    nla_put_u8(skb, ROCETUNE_A_PORT_STATE, p->state))
-		return -EMSGSIZE;
-	if (!cookie)
-		return 0;
-	if (p->ifindex && p->net_cookie == cookie &&
-	    (nla_put_u32(skb, ROCETUNE_A_PORT_NETDEV_IFINDEX, p->ifindex) ||
-	     nla_put_string(skb, ROCETUNE_A_PORT_NETDEV_NAME, p->ifname)))
-		return -EMSGSIZE;
-	if (p->lower_ifindex && p->lower_net_cookie == cookie &&
-	    (nla_put_u32(skb, ROCETUNE_A_PORT_LOWER_IFINDEX, p->lower_ifindex) ||
-	     nla_put_string(skb, ROCETUNE_A_PORT_LOWER_NAME, p->lower_name)))
-		return -EMSGSIZE;
-	return 0;
-}
-
 /*
  * A "do" names its port; the sample is taken now unless it is very
  * recent.  A dump sends what the periodic sample holds: it would read

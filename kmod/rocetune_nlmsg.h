@@ -11,7 +11,8 @@
  * a dump, and validate -> find the device -> set for a change.  Each
  * message lives in a file of its own (rocetune_nl_MSG.c) and gives the
  * path a struct rt_nl_request_ops; it never sees a genl_info, a dump
- * cursor or the family.  The events' sender is rocetune_nl_event.c.
+ * cursor or the family.  The events' sender is rocetune_nl_event.c, which
+ * also puts the device's and the port's identity for every message.
  */
 
 #ifndef _ROCETUNE_NLMSG_H
@@ -80,16 +81,11 @@ struct rt_nl_request_ops {
 /* rocetune_nl_dev.c */
 extern const struct rt_nl_request_ops rt_nl_dev_request_ops;
 extern const struct nla_policy rt_nl_dev_get_policy[ROCETUNE_A_DEV_NAME + 1];
-int rt_nl_put_dev_id(struct sk_buff *skb, struct rt_dev *rdev);
-size_t rt_nl_dev_size(void);
-int rt_nl_put_dev(struct sk_buff *skb, struct rt_dev *rdev);
 
 /* rocetune_nl_port.c */
 extern const struct rt_nl_request_ops rt_nl_port_request_ops;
 extern const struct nla_policy
 rt_nl_port_get_policy[ROCETUNE_A_PORT_INDEX + 1];
-int rt_nl_put_port_id(struct sk_buff *skb, struct rt_dev *rdev,
-		      const struct rt_port *p, u64 cookie);
 
 /* rocetune_nl_config.c */
 extern const struct rt_nl_request_ops rt_nl_config_get_request_ops;
@@ -100,6 +96,11 @@ extern const struct nla_policy
 rt_nl_config_set_policy[ROCETUNE_A_ECN_RATE_THRESH + 1];
 
 /* rocetune_nl_event.c */
+int rt_nl_put_dev_id(struct sk_buff *skb, struct rt_dev *rdev);
+size_t rt_nl_dev_size(void);
+int rt_nl_put_dev(struct sk_buff *skb, struct rt_dev *rdev);
+int rt_nl_put_port_id(struct sk_buff *skb, struct rt_dev *rdev,
+		      const struct rt_port *p, u64 cookie);
 void rt_nl_events_start(void);
 void rt_nl_events_stop(void);
 

@@ -43,8 +43,13 @@ MODULE_PARM_DESC(qp_linger_ms,
 
 /* How long a destroyed QP's entry stays (ms), in effect. */
 static u32 rt_qp_linger_ms;
-/* The verification's kick (rt_qp_kick()), registered by rocetune_qptrack.c. */
-static void (*rt_qp_kick_fn)(void);
+/*
+ * The verification's quick run (rocetune_qptrack.c), which rt_qp_kick()
+ * queues while rt_qp_quick_live: a work item of the table's, set up with
+ * its function by rt_qp_quick_init().
+ */
+static struct delayed_work rt_qp_quick;
+static bool rt_qp_quick_live;
 
 /**
  * rt_qp_linger_ns - how long the entry of a destroyed QP stays
@@ -197,28 +202,43 @@ struct rt_qp *rt_qp_xa_find(unsigned long *idx, unsigned long max)
 }
 
 /**
- * rt_qp_set_kick - register the kick of the QP verification
- * @kick: what rt_qp_kick() calls, or NULL
+ * rt_qp_quick_init - set up the verification's quick run
+ * @fn: the run, of the verification work (rocetune_qptrack.c)
  *
- * The verification work (rocetune_qptrack.c) sits above the table and its
- * pending entries, which ask it to run through this hook only.
+ * The verification sits above the table and its pending entries; they
+ * ask it to run soon by queuing this work item (rt_qp_kick()).
  */
-void rt_qp_set_kick(void (*kick)(void))
+void rt_qp_quick_init(work_func_t fn)
 {
-	WRITE_ONCE(rt_qp_kick_fn, kick);
+	INIT_DELAYED_WORK(&rt_qp_quick, fn);
+	WRITE_ONCE(rt_qp_quick_live, true);
+}
+
+/**
+ * rt_qp_quick_fini - no more quick runs
+ *
+ * Context: process context; no hook runs any more.
+ */
+void rt_qp_quick_fini(void)
+{
+	WRITE_ONCE(rt_qp_quick_live, false);
+	cancel_delayed_work_sync(&rt_qp_quick);
 }
 
 /**
  * rt_qp_kick - packets named a QP that has no entry: verify soon
  *
+ * A quick run settles the pending entries RT_QP_QUICK_MS from now, while
+ * the QP still exists even when it lives briefly; a stream of kicks makes
+ * one run per RT_QP_QUICK_MS at most.
+ *
  * Context: any context.
  */
 void rt_qp_kick(void)
 {
-	typeof(rt_qp_kick_fn) kick = READ_ONCE(rt_qp_kick_fn);
-
-	if (kick)
-		kick();
+	if (READ_ONCE(rt_qp_quick_live))
+		queue_delayed_work(system_wq, &rt_qp_quick,
+				   msecs_to_jiffies(RT_QP_QUICK_MS));
 }
 
 /**
@@ -688,7 +708,7 @@ void rt_qp_kill(u32 dev, u32 qpn)
 	spin_lock_bh(&rt_qp_lock);
 	qp = rt_qp_lookup(dev, qpn);
 	if (qp && !qp->dead_ns) {
-		qp->dead_ns = ktime_get_ns();
+		WRITE_ONCE(qp->dead_ns, ktime_get_ns());
 		rt_qp_touch(qp);
 	}
 	spin_unlock_bh(&rt_qp_lock);
@@ -740,9 +760,9 @@ void rt_qp_connected(struct rt_qpdev *qd, struct ib_qp *ibqp, u32 rqpn,
 		memcpy(qp->txkey.daddr, daddr, sizeof(qp->txkey.daddr));
 	else
 		memset(qp->txkey.daddr, 0, sizeof(qp->txkey.daddr));
-	qp->rqpn_known = true;
-	qp->type = ibqp->qp_type;
-	qp->type_known = true;
+	WRITE_ONCE(qp->rqpn_known, true);
+	WRITE_ONCE(qp->type, ibqp->qp_type);
+	WRITE_ONCE(qp->type_known, true);
 	write_seqcount_end(&qp->peer_seq);
 	if (ibqp->port)
 		WRITE_ONCE(qp->port, ibqp->port);
@@ -768,13 +788,13 @@ out:
 /* Record type, port, owner and identity of @ibqp; marks @qp verified. */
 static void rt_qp_meta(struct rt_qp *qp, struct ib_qp *ibqp)
 {
-	qp->type = ibqp->qp_type;
-	qp->type_known = true;
+	WRITE_ONCE(qp->type, ibqp->qp_type);
+	WRITE_ONCE(qp->type_known, true);
 	if (ibqp->port)
 		WRITE_ONCE(qp->port, ibqp->port);
 	rt_qp_owner(qp, ibqp);
-	qp->ident = ibqp;
-	qp->verified = true;
+	WRITE_ONCE(qp->ident, ibqp);
+	WRITE_ONCE(qp->verified, true);
 }
 
 /**

@@ -5,7 +5,7 @@
  * QP_GET (do and dump), whose handlers the family's ops table
  * (rocetune_nl.c) names; they read the table of rocetune_qp.c and the
  * devices of rocetune_qpdev.c, and put their messages with the family
- * that the core holds (rt_core_family()).  QP_SET and QP_STATS_GET have
+ * that the core holds (&rt_genl_family).  QP_SET and QP_STATS_GET have
  * files of their own.
  *
  * Top-K samples: a top-K dump copies the ranked counter of every QP the
@@ -249,7 +249,7 @@ static int rt_qp_fill(struct sk_buff *skb, const struct rt_qp_snap *s,
 	int i;
 
 	rt_qpdev_name(s->key.dev, name);
-	hdr = genlmsg_put(skb, portid, seq, rt_core_family(), flags,
+	hdr = genlmsg_put(skb, portid, seq, &rt_genl_family, flags,
 			  ROCETUNE_CMD_QP_GET);
 	if (!hdr)
 		return -EMSGSIZE;
@@ -411,7 +411,7 @@ static int rt_qp_hw_only(struct genl_info *info, struct ib_device *ibdev,
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
-	hdr = genlmsg_put_reply(msg, info, rt_core_family(), 0,
+	hdr = genlmsg_put_reply(msg, info, &rt_genl_family, 0,
 				ROCETUNE_CMD_QP_GET);
 	err = -EMSGSIZE;
 	if (!hdr || nla_put_u32(msg, ROCETUNE_A_DEV_INDEX, dev))

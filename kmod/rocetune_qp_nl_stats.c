@@ -83,7 +83,7 @@ static int rt_qp_stats_fill(struct sk_buff *skb, struct rt_qpdev *qd,
 	spin_lock_bh(&rt_qp_lock);
 	strscpy(name, qd->name, sizeof(name));
 	spin_unlock_bh(&rt_qp_lock);
-	hdr = genlmsg_put(skb, portid, seq, rt_core_family(), flags,
+	hdr = genlmsg_put(skb, portid, seq, &rt_genl_family, flags,
 			  ROCETUNE_CMD_QP_STATS_GET);
 	if (!hdr)
 		return -EMSGSIZE;

@@ -215,7 +215,7 @@ int rt_qp_acct_set(struct rt_qpdev *qd, bool on)
 			if (err)
 				return err;
 		}
-		rt_qp_nacct++;
+		WRITE_ONCE(rt_qp_nacct, rt_qp_nacct + 1);
 		WRITE_ONCE(qd->overflow_ns, 0);
 		WRITE_ONCE(qd->acct, true);
 		/* Learn the device's QPs. */
@@ -234,7 +234,8 @@ int rt_qp_acct_set(struct rt_qpdev *qd, bool on)
 	}
 	WRITE_ONCE(qd->acct, false);
 	/* Waits for the hooks running, so that none finds @qd after it. */
-	if (!--rt_qp_nacct)
+	WRITE_ONCE(rt_qp_nacct, rt_qp_nacct - 1);
+	if (!rt_qp_nacct)
 		rt_nf_unregister();
 	return 0;
 }

@@ -394,12 +394,12 @@ static int rt_qppend_promote(struct rt_qpdev *qd, struct rt_qp *qp,
 		rdma_restrack_put(res);
 		return -EACCES;
 	}
-	qp->type = ibqp->qp_type;
-	qp->type_known = true;
+	WRITE_ONCE(qp->type, ibqp->qp_type);
+	WRITE_ONCE(qp->type_known, true);
 	if (ibqp->port)
-		qp->port = ibqp->port;
+		WRITE_ONCE(qp->port, ibqp->port);
 	rt_qp_owner(qp, ibqp);
-	qp->ident = ibqp;
+	WRITE_ONCE(qp->ident, ibqp);
 	/* The entry's peer is the verification's to learn. */
 	memset(&qp->txkey, 0, sizeof(qp->txkey));
 	/* Not verified yet: the verification also learns its destination. */

@@ -53,8 +53,6 @@ static u32 rt_qptrack_period_ms;
 
 static void rt_qptrack_work_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(rt_qptrack_work, rt_qptrack_work_fn);
-static void rt_qptrack_quick_fn(struct work_struct *work);
-static DECLARE_DELAYED_WORK(rt_qptrack_quick, rt_qptrack_quick_fn);
 static bool rt_qptrack_live;
 
 /* Verification ------------------------------------------------------------- */
@@ -334,7 +332,7 @@ void rt_qptrack_set_period(u32 ms)
 				   msecs_to_jiffies(ms));
 }
 
-/* A quick run: what packets named, now. */
+/* A quick run (rt_qp_kick()): what packets named, now. */
 static void rt_qptrack_quick_fn(struct work_struct *work)
 {
 	struct rt_qptrack_run *r;
@@ -360,19 +358,6 @@ static void rt_qptrack_quick_fn(struct work_struct *work)
 	}
 	mutex_unlock(&rt_qpdev_mutex);
 	kfree(r);
-}
-
-/*
- * Packets named a QP that has no entry (rt_qp_kick()).  A quick run
- * settles the pending entries RT_QP_QUICK_MS from now, while the QP still
- * exists even when it lives briefly; a stream of kicks makes one run per
- * RT_QP_QUICK_MS at most.  Context: any context.
- */
-static void rt_qptrack_kick(void)
-{
-	if (READ_ONCE(rt_qptrack_live))
-		queue_delayed_work(system_wq, &rt_qptrack_quick,
-				   msecs_to_jiffies(RT_QP_QUICK_MS));
 }
 
 /**
@@ -402,7 +387,7 @@ int __init rt_qptrack_init(void)
 		pr_warn("qp_verify_ms=%u out of range, using %u\n",
 			qp_verify_ms, rt_qptrack_period_ms);
 	WRITE_ONCE(rt_qptrack_live, true);
-	rt_qp_set_kick(rt_qptrack_kick);
+	rt_qp_quick_init(rt_qptrack_quick_fn);
 	return 0;
 }
 
@@ -411,8 +396,7 @@ int __init rt_qptrack_init(void)
  */
 void rt_qptrack_fini(void)
 {
-	rt_qp_set_kick(NULL);
+	rt_qp_quick_fini();
 	WRITE_ONCE(rt_qptrack_live, false);
-	cancel_delayed_work_sync(&rt_qptrack_quick);
 	cancel_delayed_work_sync(&rt_qptrack_work);
 }

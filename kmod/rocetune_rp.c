@@ -125,7 +125,7 @@ static void rt_rp_alpha_update(struct rt_rp *rp, u32 g, u32 period_us,
 /* The QP is no longer paced: its rate is back at the maximum. */
 static void rt_rp_unpace(struct rt_rp *rp, const struct rt_rp_params *p)
 {
-	rp->paced = false;
+	WRITE_ONCE(rp->paced, false);
 	rp->rc = RT_RP_MBPS(p->max_mbps);
 	rp->rt = rp->rc;
 }
@@ -292,7 +292,7 @@ static void rt_rp_start(struct rt_rp *rp, const struct rt_rp_params *p,
 	rp->cnp_seen = false;
 	rp->cut_due = false;
 	rp->next_ns = now;
-	rp->paced = true;
+	WRITE_ONCE(rp->paced, true);
 }
 
 /**
@@ -382,7 +382,7 @@ u64 rt_rp_tx(struct rt_qpdev *qd, struct rt_qp *qp, struct sk_buff *skb)
 	if (rp->paced && !READ_ONCE(qd->rp))
 		rt_rp_unpace(rp, &p);
 	if (retx != rp->retx) {
-		rp->retx = retx;
+		WRITE_ONCE(rp->retx, retx);
 		/* Retransmitting: not paced for a while, the rate kept. */
 		if (rp->paced && now >= rp->hold_ns)
 			rp->releases++;

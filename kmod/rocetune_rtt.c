@@ -54,12 +54,12 @@ void rt_rtt_tx(struct rt_qp *qp, const struct rt_pkt *pkt, u64 departure)
 	if (r->probe) {
 		/* Karn: the probe's request or an earlier one again. */
 		if (!rt_psn_after(pkt->psn, r->psn))
-			r->probe = false;
+			WRITE_ONCE(r->probe, false);
 	} else if (pkt->ackreq) {
 		r->psn = pkt->psn;
 		r->t0 = max(now, departure);
 		r->pace = r->t0 - now;
-		r->probe = true;
+		WRITE_ONCE(r->probe, true);
 	}
 	spin_unlock_bh(&r->lock);
 }
@@ -83,12 +83,12 @@ void rt_rtt_rx(struct rt_qp *qp, const struct rt_pkt *pkt)
 	if (!r->probe)
 		goto out;
 	if ((pkt->syndrome & RT_AETH_TYPE_MASK) != RT_AETH_ACK) {
-		r->probe = false;
+		WRITE_ONCE(r->probe, false);
 		goto out;
 	}
 	if (rt_psn_after(r->psn, pkt->psn))
 		goto out;
-	r->probe = false;
+	WRITE_ONCE(r->probe, false);
 	/* Acknowledged before its departure: no round trip. */
 	if (t < r->t0)
 		goto out;
@@ -124,7 +124,7 @@ void rt_rtt_carry(struct rt_qp *to, struct rt_qp *from)
 	psn = r->psn;
 	t0 = r->t0;
 	pace = r->pace;
-	r->probe = false;
+	WRITE_ONCE(r->probe, false);
 	spin_unlock_bh(&r->lock);
 	if (!probe)
 		return;
@@ -134,7 +134,7 @@ void rt_rtt_carry(struct rt_qp *to, struct rt_qp *from)
 		r->psn = psn;
 		r->t0 = t0;
 		r->pace = pace;
-		r->probe = true;
+		WRITE_ONCE(r->probe, true);
 	}
 	spin_unlock_bh(&r->lock);
 }

@@ -240,6 +240,7 @@ tap_step "make deps: the administrator's daemons, apt's locks (sysroot)" - \
 	selftests/system/deps.sh
 together 'step "checkpatch --strict" scripts/checkpatch.sh' \
 	'step "shellcheck" scripts/shellcheck.sh'
+step "kernel-doc -none -Wall" scripts/kernel-doc.sh
 step "uapi header and YNL spec agree" scripts/spec-check.py
 step "Kconfig: rocetune's dependencies, through the kernel's conf" scripts/kconfig-check.sh
 step "make help lists every target, make test is make check" make_help

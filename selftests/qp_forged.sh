@@ -15,7 +15,7 @@
 # arrived.  The QPs are rt_qpair's: connected (RTS) and idle, rxe0's QP of
 # each pair the peer of rxe1's.
 
-ALL_TESTS="rxe_agrees forged_cnps_cut_nothing ce_junk_no_cnp"
+ALL_TESTS="rxe_agrees forged_cnps_cut_nothing ce_junk_no_cnp spoofed_acks_no_rtt"
 
 source "$(dirname "$0")/qp_lib.sh"
 
@@ -322,6 +322,94 @@ ce_junk_no_cnp() {
 	log_test "CE-marked junk makes no CNP, pending entries drain, degraded mode ends by itself; the peer's CE mark gets one CNP"
 }
 
+# pp_qpn DEV PID: "LOCAL REMOTE", the QP numbers of process PID's RC QP
+# on DEV once it is connected (rdma's view: the client's output is
+# buffered until it exits).
+pp_qpn() {
+	rdma -j res show qp link "$1" |
+		jq -e -r ".[] | select(.pid == $2 and .state == \"RTS\" and .rqpn != null) |
+			\"\\(.lqpn) \\(.rqpn)\"" | head -n 1 | grep .
+}
+
+# spoofed_acks_no_rtt: while ibv_rc_pingpong measures round trips (every
+# request asks for an ACK), an unprivileged user sends ACKs with a valid
+# ICRC from an address that is not the QP's peer, at PSNs a quarter of
+# the PSN space apart (one of them is always at or after the outstanding
+# request's): they end no probe and make no sample.  The oracle is the
+# capture: the module's window must be the round trips that the genuine
+# ACKs in it make (rt_rtt.py, as qp_rtt.sh checks it), and every forged
+# ACK is counted on the device as dropped, none on the QP.
+spoofed_acks_no_rtt() {
+	local spid cpid q0 r0 psn before after arrived fpids=() rc acks0 acks1
+	local d rtt_caps=()
+
+	RET=0
+	qp_reload
+	check_err $? "cannot load rocetune.ko"
+	before=$(bad_sum "$RT_RXE0")
+	check_err $? "no QP stats of $RT_RXE0"
+	for d in "$RT_NETDEV0" "$RT_NETDEV1"; do
+		tcpdump -i "$d" --time-stamp-precision=nano -s 96 -B 65536 \
+			-w "$CAP/ack-$d.pcap" "udp port 4791" > "$OUT/ack-$d.log" 2>&1 &
+		rtt_caps+=($!)
+		wait_for 60 grep -q "listening on" "$OUT/ack-$d.log"
+		check_err $? "cannot start the capture on $d"
+	done
+	ibv_rc_pingpong -d "$RT_RXE1" -g "$G1" -p "$PORT" -s 64 -n 20000 \
+		> "$OUT/ack-server.log" 2>&1 &
+	spid=$!
+	wait_for 10 rt_port_listening "$PORT"
+	check_err $? "the ibv_rc_pingpong server does not listen"
+	ibv_rc_pingpong -d "$RT_RXE0" -g "$G0" -p "$PORT" -s 64 -n 20000 \
+		"$RT_IP1" > "$OUT/ack-client.log" 2>&1 &
+	cpid=$!
+	wait_for 30 pp_qpn "$RT_RXE0" "$cpid" > /dev/null
+	check_err $? "rdma shows no connected QP of the client $cpid"
+	read -r q0 r0 < <(pp_qpn "$RT_RXE0" "$cpid")
+	wait_for 10 test "$(qp_field "$RT_RXE0" "$q0" rtt_samples)" -gt 0
+	check_err $? "QP $q0 measured no round trip before the forged ACKs"
+	acks0=$(qp_field "$RT_RXE0" "$q0" rtt_samples)
+	for psn in 0 0x400000 0x800000 0xc00000; do
+		forge --src "$FOREIGN_IP" --dst "$RT_IP0" --qpn "$q0" --opcode 0x11 \
+			--psn "$psn" --count 1500 --interval-us 100 \
+			> "$OUT/ack-forge-${#fpids[@]}.log" 2>&1 &
+		fpids+=($!)
+	done
+	wait "${fpids[@]}"
+	rc=$?
+	check_err "$rc" "rt_forge.py failed: $(cat "$OUT"/ack-forge-*.log | tr '\n' ' ')"
+	acks1=$(qp_field "$RT_RXE0" "$q0" rtt_samples)
+	# The forged ACKs must have met live probes: the client still runs.
+	kill -0 "$cpid" 2> /dev/null
+	check_err $? "ibv_rc_pingpong ended before the forged ACKs did: make it longer"
+	echo "# QP $q0: $((acks1 - acks0)) round trips measured while 6000 forged ACKs came"
+	wait "$cpid"
+	check_err $? "the client failed: $(tail -n 1 "$OUT/ack-client.log")"
+	wait "$spid"
+	check_err $? "the server failed: $(tail -n 1 "$OUT/ack-server.log")"
+	sleep 2.5
+	kill -INT "${rtt_caps[@]}" 2> /dev/null
+	wait "${rtt_caps[@]}" 2> /dev/null
+	for d in "$RT_NETDEV0" "$RT_NETDEV1"; do
+		grep -q '^0 packets dropped by kernel' "$OUT/ack-$d.log"
+		check_err $? "the capture on $d dropped packets"
+	done
+	"$RT_CLI" -j qp show > "$OUT/ack-dump.json"
+	check_err $? "qp show failed"
+	python3 "$RT_SELFTESTS/rt_rtt.py" check --pcap "$CAP/ack-$RT_NETDEV0.pcap" \
+		--peer-pcap "$CAP/ack-$RT_NETDEV1.pcap" --ip "$RT_IP0" \
+		--peer "$RT_IP1" --dev "$RT_RXE0" --qpn "$q0" --rqpn "$r0" \
+		--dump "$OUT/ack-dump.json"
+	check_err $? "QP $q0's round trips are not the genuine ACKs' (forged ACKs made samples)"
+	after=$(bad_sum "$RT_RXE0")
+	arrived=$(tcpdump -nr "$CAP/ack-$RT_NETDEV0.pcap" \
+		"udp src port $FORGE_SPORT and dst host $RT_IP0" 2> /dev/null | wc -l)
+	echo "# $arrived forged ACKs arrived at $RT_NETDEV0; dropped or unattributed: $((after - before))"
+	[ "$arrived" -gt 0 ] && [ $((after - before)) = "$arrived" ]
+	check_err $? "$((after - before)) of $arrived forged ACKs dropped or unattributed"
+	log_test "ACKs from a non-peer end no probe and make no round trip; each is dropped on the device"
+}
+
 setup_forged() {
 	ip addr add "$FOREIGN_IP/32" dev "$RT_NETDEV0" || return 1
 	[ -x "$QPAIR" ] || { echo "# $QPAIR is not built (make -C selftests helpers)"; return 1; }
@@ -330,7 +418,7 @@ setup_forged() {
 }
 
 rt_require_root
-rt_require_cmd python3 tcpdump jq setpriv rdma ib_write_bw
+rt_require_cmd python3 tcpdump tshark jq setpriv rdma ib_write_bw ibv_rc_pingpong
 [ -x "$RT_CLI" ] || rt_setup_failed "$RT_CLI is not built (make -C userspace)"
 trap cleanup EXIT
 setup || rt_setup_failed "cannot set up the rxe wire and the capture mirror"

@@ -9,9 +9,10 @@
 #
 #   rt_forge.py --src ADDR --dst ADDR --qpn N[,N...|A-B] [--opcode OP]
 #       [--kind valid|bare|icrc|pkey|tver] [--count N] [--ecn 0..3]
-#       [--sport PORT] [--interval-us US] [--psn N]
+#       [--sport PORT] [--interval-us US] [--psn N] [--ifname NETDEV]
 #
-# Each packet goes from SRC (bound, port SPORT) to DST port 4791; the
+# Each packet goes from SRC (bound, port SPORT) to DST port 4791, over
+# IPv6 when SRC is an IPv6 address (a link-local one on NETDEV); the
 # kernel builds the IP header (IPv4, DF, IP ID 0: path MTU discovery is
 # forced on, and an unconnected socket's DF packets carry ID 0), so the
 # ICRC is computed here over the header it will send: the InfiniBand
@@ -53,6 +54,18 @@ def icrc(ip):
     return zlib.crc32(b"\xff" * 8 + bytes(m)).to_bytes(4, "little")
 
 
+def icrc6(ip):
+    """The ICRC of an IPv6 RoCEv2 packet (@ip: from the IPv6 header to the
+    byte before the ICRC): traffic class, flow label and hop limit are the
+    variant fields of the IPv6 header."""
+    m = bytearray(ip)
+    m[0:4] = bytes([0x6f, 0xff, 0xff, 0xff])    # version 6, TC, flow label
+    m[7] = 0xff                                 # hop limit
+    m[46:48] = b"\xff\xff"                      # UDP checksum
+    m[52] = 0xff                                # BTH: FECN, BECN, reserved
+    return zlib.crc32(b"\xff" * 8 + bytes(m)).to_bytes(4, "little")
+
+
 def payload(opcode, qpn, kind, psn=0, sqpn=0x10):
     """The UDP payload (BTH to ICRC) of one packet, without the ICRC when
     @kind is "bare"; the ICRC is filled in by datagram()."""
@@ -81,12 +94,18 @@ def datagram(src, dst, sport, opcode, qpn, kind, psn=0, sqpn=0x10):
     if kind == "bare":
         return p
     ulen = 8 + len(p)
-    ip = bytes([0x45, 0]) + (20 + ulen).to_bytes(2, "big") + bytes(2) + \
-        b"\x40\x00" + bytes([64, 17]) + bytes(2) + \
-        socket.inet_aton(src) + socket.inet_aton(dst) + \
-        sport.to_bytes(2, "big") + (4791).to_bytes(2, "big") + \
+    udp = sport.to_bytes(2, "big") + (4791).to_bytes(2, "big") + \
         ulen.to_bytes(2, "big") + bytes(2)
-    c = icrc(ip + p[:-4])
+    if ":" in src:
+        ip = bytes([0x60, 0, 0, 0]) + ulen.to_bytes(2, "big") + \
+            bytes([17, 64]) + socket.inet_pton(socket.AF_INET6, src) + \
+            socket.inet_pton(socket.AF_INET6, dst) + udp
+        c = icrc6(ip + p[:-4])
+    else:
+        ip = bytes([0x45, 0]) + (20 + ulen).to_bytes(2, "big") + \
+            bytes(2) + b"\x40\x00" + bytes([64, 17]) + bytes(2) + \
+            socket.inet_aton(src) + socket.inet_aton(dst) + udp
+        c = icrc(ip + p[:-4])
     if kind == "icrc":
         c = bytes(b ^ 0x5a for b in c)
     return p[:-4] + c
@@ -117,15 +136,28 @@ def main():
     ap.add_argument("--ecn", type=int, default=0, choices=range(4))
     ap.add_argument("--sport", type=int, default=0)
     ap.add_argument("--interval-us", type=int, default=0)
-    ap.add_argument("--psn", type=int, default=0)
+    ap.add_argument("--psn", type=lambda v: int(v, 0), default=0)
+    ap.add_argument("--ifname", help="the interface of a link-local --src")
     args = ap.parse_args()
 
-    so = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    so.setsockopt(socket.IPPROTO_IP, IP_MTU_DISCOVER, IP_PMTUDISC_DO)
-    so.setsockopt(socket.IPPROTO_IP, socket.IP_TOS, args.ecn)
+    if ":" in args.src:
+        # IPv6 (a link-local address needs --ifname): no fragmentation of
+        # IPv6 by a router, and the ECN bits are the traffic class's low
+        # two.
+        so = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+        so.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_TCLASS, args.ecn)
+        scope = socket.if_nametoindex(args.ifname) if args.ifname else 0
+        src = (args.src, args.sport, 0, scope)
+        dst = (args.dst, 4791, 0, scope)
+    else:
+        so = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        so.setsockopt(socket.IPPROTO_IP, IP_MTU_DISCOVER, IP_PMTUDISC_DO)
+        so.setsockopt(socket.IPPROTO_IP, socket.IP_TOS, args.ecn)
+        src = (args.src, args.sport)
+        dst = (args.dst, 4791)
     # Several senders of one test share the port the captures look for.
     so.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    so.bind((args.src, args.sport))
+    so.bind(src)
     sport = so.getsockname()[1]
     pkts = [datagram(args.src, args.dst, sport, args.opcode, q, args.kind,
                      args.psn) for q in args.qpn]
@@ -133,7 +165,7 @@ def main():
     start = time.monotonic()
     for _ in range(args.count):
         for p in pkts:
-            so.sendto(p, (args.dst, 4791))
+            so.sendto(p, dst)
             n += 1
             if args.interval_us:
                 delay = start + n * args.interval_us / 1e6 - time.monotonic()

@@ -158,7 +158,7 @@ static int ag_web_tls_version(const char *s)
 }
 
 static int ag_web_tls(struct ag_web_ctx *x, yaml_document_t *doc,
-		      const yaml_node_t *map)
+		      const yaml_node_t *keyn, const yaml_node_t *map)
 {
 	struct ag_web *w = x->w;
 	const yaml_node_pair_t *p;
@@ -240,16 +240,16 @@ static int ag_web_tls(struct ag_web_ctx *x, yaml_document_t *doc,
 			return err;
 	}
 	if (!w->cert_pem)
-		return ag_web_fail(x, map, "tls_server_config: missing cert_file");
+		return ag_web_fail(x, keyn, "tls_server_config: missing cert_file");
 	if (!w->key_pem)
-		return ag_web_fail(x, map, "tls_server_config: missing key_file");
+		return ag_web_fail(x, keyn, "tls_server_config: missing key_file");
 	if (w->min_version > w->max_version)
-		return ag_web_fail(x, map, "tls_server_config: min_version is above max_version");
+		return ag_web_fail(x, keyn, "tls_server_config: min_version is above max_version");
 	if (w->ca_pem && (!have_auth || w->client_auth == AG_CLIENT_NONE))
 		return ag_web_fail(x, ca_n, "tls_server_config: client_ca_file without a client_auth_type that asks for a client certificate");
 	if (!w->ca_pem && (w->client_auth == AG_CLIENT_VERIFY_IF_GIVEN ||
 			   w->client_auth == AG_CLIENT_REQUIRE_VERIFY))
-		return ag_web_fail(x, map, "tls_server_config: client_auth_type %s needs client_ca_file (the CAs client certificates are checked against)",
+		return ag_web_fail(x, keyn, "tls_server_config: client_auth_type %s needs client_ca_file (the CAs client certificates are checked against)",
 				   ag_client_auth_names[w->client_auth]);
 	return 0;
 }
@@ -429,7 +429,7 @@ static int ag_web_doc(struct ag_web_ctx *x, yaml_document_t *doc)
 			return ag_web_fail(x, kn, "a key that is not a string");
 		if (!strcmp(k, "tls_server_config") && !seen[0]) {
 			seen[0] = true;
-			err = ag_web_tls(x, doc, vn);
+			err = ag_web_tls(x, doc, kn, vn);
 		} else if (!strcmp(k, "http_server_config") && !seen[1]) {
 			seen[1] = true;
 			err = ag_web_http(x, doc, vn);

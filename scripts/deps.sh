@@ -35,8 +35,9 @@ PACKAGES=(
 	linux-headers-amd64 linux-headers-6.12-amd64
 	libnl-3-dev libnl-genl-3-dev libnl-route-3-dev libcmocka-dev
 	libibverbs-dev libmnl-dev libinih-dev
-	# the agent rocetuned: sd_notify, /metrics over HTTP
-	libsystemd-dev libmicrohttpd-dev
+	# the agent rocetuned: sd_notify, /metrics over HTTP(S), its web
+	# config (YAML, TLS, bcrypt)
+	libsystemd-dev libmicrohttpd-dev libyaml-dev libgnutls28-dev libcrypt-dev
 	# static checks (checkpatch.pl comes from the linux-source tarball)
 	sparse shellcheck linux-source-6.1 perl python3
 	# the YNL spec (scripts/spec-check.py, the selftests' netlink clients)

@@ -181,7 +181,7 @@ setup() {
 	write_profile "$COOLDOWN_MS"
 	"$RT_CLI" profile check > /dev/null || return 1
 	"$RT_AGENT" --foreground --metrics-listen "127.0.0.1:$PORT" \
-		--poll-interval 5 2> "$LOG" &
+		--metrics-qp-labels --poll-interval 5 2> "$LOG" &
 	AGENT_PID=$!
 }
 

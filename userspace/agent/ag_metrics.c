@@ -120,7 +120,7 @@ static void ag_write_global(FILE *f, const char *name, const char *type,
 	struct ag_fam fam = { f, name, type, help, false };
 
 	ag_fam_sample(&fam, NULL);
-	fprintf(f, " %s\n", value);
+	fprintf(f, "%s%s\n", value[0] == '{' ? "" : " ", value);
 }
 
 static void ag_write_hist(FILE *f, const char *name, const char *help,
@@ -363,6 +363,9 @@ void ag_metrics_write(FILE *f, const struct ag_global *g,
 		"counter", "Profile reloads (SIGHUP) by result.", false };
 	char buf[64];
 
+	ag_write_global(f, "rocetune_agent_build_info", "gauge",
+			"The agent's version (value 1).",
+			"{version=\"" ROCETUNE_VERSION "\"} 1");
 	snprintf(buf, sizeof(buf), "%.3f", g->start_time_s);
 	ag_write_global(f, "rocetune_agent_start_time_seconds", "gauge",
 			"When the agent started (Unix time).", buf);
@@ -396,4 +399,23 @@ void ag_metrics_write(FILE *f, const struct ag_global *g,
 	ag_write_hist(f, "rocetune_agent_hotplug_apply_latency_seconds",
 		      "Time from a NIC's appearance (module event, or the link notification) to its profile applied.",
 		      &g->hotplug_latency);
+}
+
+void ag_metrics_write_qp_limit(FILE *f, size_t series, size_t dropped,
+			       uint32_t max)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%zu", series);
+	ag_write_global(f, "rocetune_agent_qp_series", "gauge",
+			"Per-QP series in this scrape (--metrics-qp-labels).",
+			buf);
+	snprintf(buf, sizeof(buf), "%" PRIu32, max);
+	ag_write_global(f, "rocetune_agent_qp_series_limit", "gauge",
+			"At most this many per-QP series a scrape (--metrics-max-series).",
+			buf);
+	snprintf(buf, sizeof(buf), "%zu", dropped);
+	ag_write_global(f, "rocetune_agent_qp_series_dropped_qps", "gauge",
+			"QPs of the profiles' MetricsTopQPs= left out of this scrape by the limit.",
+			buf);
 }

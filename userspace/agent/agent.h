@@ -12,6 +12,7 @@
  * and the daemon:
  *   rocetuned.c     options, the poll() loop, NICs, apply, drift, storms
  *   ag_http.c       /metrics over libmicrohttpd, in the same loop
+ *   ag_web.c        its --web.config.file (TLS, basic auth)
  *   ag_status.c     the status socket of "rocetune agent status"
  *   ag_log.c        levelled logging to stderr or the journal
  * Documentation/agent.rst describes the behaviour.
@@ -381,6 +382,12 @@ const char *ag_act_name(enum ag_act a);
  */
 void ag_metrics_write(FILE *f, const struct ag_global *g,
 		      const struct ag_stats *const *nics, size_t n);
+/*
+ * ag_metrics_write_qp_limit() - after the per-QP series: how many were
+ * written, the limit, and how many QPs it left out.
+ */
+void ag_metrics_write_qp_limit(FILE *f, size_t series, size_t dropped,
+			       uint32_t max);
 
 /* rtnetlink notifications (ag_rtnl.c) ------------------------------------ */
 
@@ -403,16 +410,66 @@ struct ag_rtnl_msg {
 int ag_rtnl_parse(const struct nlmsghdr *nlh, size_t len,
 		  struct ag_rtnl_msg *m);
 
+/* The web configuration file (ag_web.c) ---------------------------------- */
+
+/* tls_server_config: client_auth_type, as Go's crypto/tls names them */
+enum ag_client_auth {
+	AG_CLIENT_NONE,			/* NoClientCert */
+	AG_CLIENT_REQUEST,		/* RequestClientCert */
+	AG_CLIENT_REQUIRE_ANY,		/* RequireAnyClientCert */
+	AG_CLIENT_VERIFY_IF_GIVEN,	/* VerifyClientCertIfGiven */
+	AG_CLIENT_REQUIRE_VERIFY,	/* RequireAndVerifyClientCert */
+	AG_CLIENT_NUM
+};
+
+struct ag_web_user;
+
+/* --web.config.file, as exporter-toolkit reads it (ag_web_load()). */
+struct ag_web {
+	bool tls;			/* tls_server_config given */
+	char *cert_pem, *key_pem, *ca_pem;	/* the files' contents */
+	enum ag_client_auth client_auth;
+	int min_version, max_version;	/* 0: TLS 1.0 .. 3: TLS 1.3 */
+	bool server_order;		/* prefer_server_cipher_suites */
+	char priorities[160];		/* GnuTLS priority string */
+	struct ag_web_user *users;	/* basic_auth_users */
+	size_t nusers;
+	void *crypt;			/* struct crypt_data */
+	uint64_t bcrypt_second;		/* the bcrypt budget's second */
+	unsigned int bcrypt_n;		/* checks in it */
+};
+
+/*
+ * ag_web_load() - read and check @path; unknown keys, keys rocetuned does
+ * not implement, unreadable files and certificates GnuTLS refuses are
+ * errors, "FILE:LINE: what" in @err.
+ */
+int ag_web_load(const char *path, struct ag_web **out, char *err,
+		size_t errlen);
+void ag_web_free(struct ag_web *w);
+/*
+ * ag_web_auth() - 1 when @user and @pw pass basic_auth_users (or there
+ * are none), 0 when not, -EBUSY when too many bcrypt checks ran in the
+ * last second (a good password is remembered and costs none).
+ */
+int ag_web_auth(struct ag_web *w, const char *user, const char *pw);
+const char *ag_web_client_auth_name(enum ag_client_auth a);
+
 /* HTTP /metrics (ag_http.c) ---------------------------------------------- */
 
 struct ag_http;
 
+#define AG_HTTP_PER_PEER	4	/* connections of one peer address */
+#define AG_HTTP_MAX_CONN	64	/* connections per listening address */
+#define AG_HTTP_TIMEOUT_S	10	/* an idle connection is closed */
+
 /*
- * ag_http_start() - listen on "ADDR:PORT" ("[::1]:9101", ":9101"),
- * calling @fill for the body of /metrics.  Returns NULL (logged) on
- * failure.
+ * ag_http_start() - listen on "ADDR:PORT": ":9101" every IPv4 and IPv6
+ * address, "[::1]:9101", "127.0.0.1:9101", or a host name's every
+ * address; with @web (may be NULL) for TLS and basic auth.  @fill writes
+ * the body of /metrics.  Returns NULL (logged) on failure.
  */
-struct ag_http *ag_http_start(const char *listen,
+struct ag_http *ag_http_start(const char *listen, struct ag_web *web,
 			      void (*fill)(FILE *f, void *arg), void *arg);
 int ag_http_fd(const struct ag_http *h);
 /* ag_http_timeout_ms() - how long poll() may wait for it, -1: forever. */

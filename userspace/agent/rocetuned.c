@@ -3,6 +3,8 @@
  * rocetuned: the agent that keeps every RoCE NIC as its profile says.
  *
  *	rocetuned [ --foreground ] [ --metrics-listen ADDR:PORT ]
+ *		  [ --web.config.file FILE ] [ --metrics-qp-labels ]
+ *		  [ --metrics-max-series N ]
  *		  [ --poll-interval SEC ] [ --event-buffer BYTES ] [ --verbose ]
  *
  * One poll() loop over: rocetune.ko's event socket (hotplug, pause
@@ -51,6 +53,7 @@
 #define AG_EVENT_BUFFER		(4u << 20)	/* --event-buffer */
 #define AG_MODULE_RETRY_MS	10000	/* retry opening rocetune's events */
 #define AG_PORTS_MAX		64	/* port series per scrape */
+#define AG_MAX_SERIES		1000	/* --metrics-max-series */
 #define AG_RESCAN_RETRY_MS	50	/* a new device is no NIC yet: look */
 #define AG_RESCAN_RETRY_MAX_MS	1000	/* again, backing off to 1 s, */
 #define AG_RESCAN_WINDOW_MS	30000	/* for 30 s */
@@ -103,6 +106,9 @@ struct ag_nic {
 struct ag_opts {
 	bool foreground;
 	const char *metrics_listen;
+	const char *web_config;		/* --web.config.file */
+	bool qp_labels;			/* --metrics-qp-labels */
+	uint32_t max_series;		/* --metrics-max-series: QP series */
 	uint32_t poll_interval_s;
 	uint32_t event_buffer;		/* SO_RCVBUF of the event sockets */
 	int verbose;
@@ -123,6 +129,7 @@ struct ag {
 	struct mnl_socket *rtnl;
 	int tfd, sfd, status_fd, lock_fd, ready_fd;
 	struct ag_http *http;
+	struct ag_web *web;		/* --web.config.file, NULL: none */
 	struct ag_global g;
 	uint64_t rescan_due_ms;
 	uint64_t rescan_until_ms;	/* end of the look-again window */
@@ -1705,19 +1712,33 @@ static int ag_qp_cb(const struct nlmsghdr *nlh, void *arg)
 }
 
 /*
- * Per NIC whose profile asks for it, the top K QPs of its port by
- * received ECN-CE packets (as "rocetune -o prometheus qp show"), with
- * the labels device and port of the port series.
+ * With --metrics-qp-labels, per NIC whose profile asks for it, the top K
+ * QPs of its port by received ECN-CE packets (as "rocetune -o prometheus
+ * qp show"), with the labels device and port of the port series, and
+ * qpn and comm; at most --metrics-max-series of them.
  */
 static void ag_fill_qps(FILE *f, struct ag *ag)
 {
 	struct ag_qp_list l = { 0 };
 	const struct rt_profile *p;
+	size_t i, start, series, written = 0;
+	static bool said;		/* MetricsTopQPs= without the flag */
 	struct nl_msg *msg;
 	struct ag_nic *an;
-	size_t i, start;
 	int err;
 
+	if (!ag->o.qp_labels) {
+		/* no qpn and comm labels unless asked: they name tenants */
+		for (i = 0; i < ag->n && !said; i++) {
+			p = ag->nics[i]->prof;
+			if (!p || !p->metrics_top_qps)
+				continue;
+			ag_log(AG_NOTICE, "%s: MetricsTopQPs=%" PRIu32 " gives no per-QP series without --metrics-qp-labels",
+			       p->path, p->metrics_top_qps);
+			said = true;
+		}
+		return;
+	}
 	for (i = 0; i < ag->n; i++) {
 		p = ag->nics[i]->prof;
 		if (p && p->metrics_top_qps)
@@ -1746,7 +1767,15 @@ static void ag_fill_qps(FILE *f, struct ag *ag)
 			       strerror(-err));
 		}
 	}
-	rt_prom_write_qps(f, l.v, l.n);
+	/* QPs in the order the kernel ranks them, as long as they fit */
+	for (i = 0; i < l.n; i++) {
+		series = rt_prom_qp_series(&l.v[i]);
+		if (written + series > ag->o.max_series)
+			break;
+		written += series;
+	}
+	rt_prom_write_qps(f, l.v, i);
+	ag_metrics_write_qp_limit(f, written, l.n - i, ag->o.max_series);
 	free(l.v);
 }
 
@@ -2061,6 +2090,14 @@ static void ag_usage(FILE *f)
 		"Keeps every RoCE NIC as its profile (%s/*.conf) says.\n"
 		"  -f, --foreground              do not fork (systemd: Type=notify)\n"
 		"  -m, --metrics-listen ADDR:PORT serve Prometheus metrics on /metrics\n"
+		"                                (:PORT every IPv4 and IPv6 address,\n"
+		"                                127.0.0.1:PORT, [::1]:PORT, HOST:PORT)\n"
+		"      --web.config.file FILE    TLS and basic auth of /metrics, in the\n"
+		"                                Prometheus exporter-toolkit format\n"
+		"      --metrics-qp-labels       per-QP series (labels qpn, comm) of the\n"
+		"                                profiles' MetricsTopQPs=\n"
+		"      --metrics-max-series N    at most N per-QP series a scrape\n"
+		"                                (1..100000, default %u)\n"
 		"  -i, --poll-interval SEC       default poll period of what sends no\n"
 		"                                notification (1..3600, default %u; a\n"
 		"                                profile's [Agent] PollIntervalSec= wins)\n"
@@ -2072,7 +2109,7 @@ static void ag_usage(FILE *f)
 		"  -h, --help                    this help\n"
 		"Signals: SIGHUP reloads the profiles, SIGTERM and SIGINT stop.\n"
 		"Environment: ROCETUNE_PROFILE_DIR, ROCETUNE_RUN_DIR (default /run/rocetune).\n",
-		rt_profile_dir(), RT_AGENT_DEF_POLL_INTERVAL_S,
+		rt_profile_dir(), AG_MAX_SERIES, RT_AGENT_DEF_POLL_INTERVAL_S,
 		AG_EVENT_BUFFER);
 }
 
@@ -2081,6 +2118,9 @@ static int ag_options(struct ag_opts *o, int argc, char **argv)
 	static const struct option opts[] = {
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "metrics-listen", required_argument, NULL, 'm' },
+		{ "web.config.file", required_argument, NULL, 'W' },
+		{ "metrics-qp-labels", no_argument, NULL, 'Q' },
+		{ "metrics-max-series", required_argument, NULL, 'S' },
 		{ "poll-interval", required_argument, NULL, 'i' },
 		{ "event-buffer", required_argument, NULL, 'b' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -2092,6 +2132,7 @@ static int ag_options(struct ag_opts *o, int argc, char **argv)
 
 	o->poll_interval_s = RT_AGENT_DEF_POLL_INTERVAL_S;
 	o->event_buffer = AG_EVENT_BUFFER;
+	o->max_series = AG_MAX_SERIES;
 	while ((c = getopt_long(argc, argv, "fm:i:b:vVh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
@@ -2099,6 +2140,19 @@ static int ag_options(struct ag_opts *o, int argc, char **argv)
 			break;
 		case 'm':
 			o->metrics_listen = optarg;
+			break;
+		case 'W':
+			o->web_config = optarg;
+			break;
+		case 'Q':
+			o->qp_labels = true;
+			break;
+		case 'S':
+			if (rt_parse_u32(optarg, 1, 100000, &o->max_series)) {
+				fprintf(stderr, "rocetuned: --metrics-max-series %s: not a number in 1..100000\n",
+					optarg);
+				return 2;
+			}
 			break;
 		case 'i':
 			if (rt_parse_u32(optarg, 1, 3600, &o->poll_interval_s)) {
@@ -2132,6 +2186,10 @@ static int ag_options(struct ag_opts *o, int argc, char **argv)
 	if (optind < argc) {
 		fprintf(stderr, "rocetuned: unexpected argument \"%s\"\n",
 			argv[optind]);
+		return 2;
+	}
+	if (o->web_config && !o->metrics_listen) {
+		fprintf(stderr, "rocetuned: --web.config.file needs --metrics-listen\n");
 		return 2;
 	}
 	return -1;
@@ -2187,8 +2245,8 @@ static int ag_start(struct ag *ag)
 	if (ag->status_fd < 0)
 		return -1;
 	if (ag->o.metrics_listen) {
-		ag->http = ag_http_start(ag->o.metrics_listen, ag_fill_metrics,
-					 ag);
+		ag->http = ag_http_start(ag->o.metrics_listen, ag->web,
+					 ag_fill_metrics, ag);
 		if (!ag->http)
 			return -1;
 	}
@@ -2205,6 +2263,7 @@ static void ag_stop(struct ag *ag)
 
 	sd_notify(0, "STOPPING=1");
 	ag_http_stop(ag->http);
+	ag_web_free(ag->web);
 	if (ag->status_fd >= 0) {
 		close(ag->status_fd);
 		if (!ag_status_path(path, sizeof(path)))
@@ -2298,6 +2357,16 @@ int main(int argc, char **argv)
 	ret = ag_options(&ag.o, argc, argv);
 	if (ret >= 0)
 		return ret;
+	if (ag.o.web_config) {
+		char err[1024];
+
+		/* before the lock and the fork: the error on the terminal */
+		ret = ag_web_load(ag.o.web_config, &ag.web, err, sizeof(err));
+		if (ret) {
+			fprintf(stderr, "rocetuned: --web.config.file %s\n", err);
+			return 1;
+		}
+	}
 	ag_log_init(js && *js, ag.o.verbose ? AG_DEBUG : AG_INFO);
 	ag.g.start_time_s = ag_wall();
 	if (ag_lock(&ag))

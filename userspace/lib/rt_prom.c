@@ -214,6 +214,16 @@ static void rt_prom_qp_labels(FILE *f, const struct rt_qp *qp)
 	fputc('}', f);
 }
 
+size_t rt_prom_qp_series(const struct rt_qp *qp)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < rt_qp_counter_ndescs; i++)
+		if (rt_has(qp->qattrs, rt_qp_counter_descs[i].attr))
+			n++;
+	return n;
+}
+
 void rt_prom_write_qps(FILE *f, const struct rt_qp *qps, size_t n)
 {
 	char name[96];

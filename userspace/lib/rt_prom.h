@@ -44,6 +44,12 @@ void rt_prom_write_ports(FILE *f, const struct rt_port *ports, size_t n,
  */
 void rt_prom_write_qps(FILE *f, const struct rt_qp *qps, size_t n);
 
+/*
+ * rt_prom_qp_series() - how many series rt_prom_write_qps() writes for
+ * @qp (one per counter the kernel sent).
+ */
+size_t rt_prom_qp_series(const struct rt_qp *qp);
+
 /* rt_prom_label_value() - @s quoted as a label value, with escapes. */
 void rt_prom_label_value(FILE *f, const char *s);
 

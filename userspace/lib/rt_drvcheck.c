@@ -100,7 +100,7 @@ static void rt_dc_bnxt_ets(const struct rt_profile *p, const struct rt_nic *nic,
 
 	for (i = 0; i < RT_NTC; i++) {
 		if (cap && RT_ETS_TC(ets, i) > cap) {
-			rt_want_err(d, p, RT_DC_ETS(p, RT_PK_PRIORITY_TO_TC),
+			rt_profile_key_err(d, p, RT_DC_ETS(p, RT_PK_PRIORITY_TO_TC),
 				    "bnxt_en refuses priority %u on TC %u: %s has %u TCs (bnxt_dcb.c bnxt_ets_validate())",
 				    i, (unsigned int)RT_ETS_TC(ets, i),
 				    nic->id.netdev, cap);
@@ -108,7 +108,7 @@ static void rt_dc_bnxt_ets(const struct rt_profile *p, const struct rt_nic *nic,
 		}
 		if (cap && i > cap &&
 		    (RT_ETS_BW(ets, i) || RT_ETS_TSA(ets, i) != RT_TSA_STRICT)) {
-			rt_want_err(d, p, RT_DC_ETS(p, RT_PK_TSA),
+			rt_profile_key_err(d, p, RT_DC_ETS(p, RT_PK_TSA),
 				    "bnxt_en refuses TC %u unless it is strict with 0%% bandwidth: %s has %u TCs (bnxt_dcb.c bnxt_ets_validate())",
 				    i, nic->id.netdev, cap);
 			return;
@@ -122,14 +122,14 @@ static void rt_dc_bnxt_ets(const struct rt_profile *p, const struct rt_nic *nic,
 			if (!RT_ETS_BW(ets, i) && zero < 0)
 				zero = (int)i;
 		} else if (RT_ETS_TSA(ets, i) != RT_TSA_STRICT) {
-			rt_want_err(d, p, RT_DC_ETS(p, RT_PK_TSA),
+			rt_profile_key_err(d, p, RT_DC_ETS(p, RT_PK_TSA),
 				    "bnxt_en supports only strict and ETS for TC %u (ENOTSUPP, bnxt_dcb.c bnxt_ets_validate())",
 				    i);
 			return;
 		}
 	}
 	if (zero >= 0 && sum == 100)
-		rt_want_err(d, p, RT_DC_ETS(p, RT_PK_ETS_BANDWIDTH),
+		rt_profile_key_err(d, p, RT_DC_ETS(p, RT_PK_ETS_BANDWIDTH),
 			    "bnxt_en refuses ETS TC %d with 0%% bandwidth while the ETS TCs have 100%% (it would starve the TC; bnxt_dcb.c bnxt_ets_validate())",
 			    zero);
 }
@@ -152,7 +152,7 @@ static void rt_dc_bnxt_pfc(const struct rt_profile *p, const struct rt_nic *nic,
 			tcs |= 1u << RT_ETS_TC(ets, prio);
 	n = (unsigned int)__builtin_popcount(tcs);
 	if (n > RT_PFC_CAP(pfc))
-		rt_want_err(d, p, rt_dc_key(p, RT_PK_PFC, RT_PK_PRIORITY_TO_TC,
+		rt_profile_key_err(d, p, rt_dc_key(p, RT_PK_PFC, RT_PK_PRIORITY_TO_TC,
 					    RT_PK_TSA),
 			    "bnxt_en allows PFC in at most %u traffic classes on %s (max_lltc, its PFC capability), and the PFC priorities would be in %u (bnxt_dcb.c bnxt_hwrm_queue_pfc_cfg())",
 			    (unsigned int)RT_PFC_CAP(pfc), nic->id.netdev, n);
@@ -199,7 +199,7 @@ static void rt_dc_mlx5_buffer(const struct rt_profile *p,
 	for (i = 0; i < RT_NBUF; i++) {
 		sum += RT_BUF_SIZE(buf, i);
 		if ((lossless & (1u << i)) && RT_BUF_SIZE(buf, i) < need) {
-			rt_want_err(d, p, RT_DC_BUF(p),
+			rt_profile_key_err(d, p, RT_DC_BUF(p),
 				    "mlx5_core needs at least %lu bytes in lossless buffer %u of %s, not %" PRIu64 " (xoff %lu for %lu m at %lu Gb/s and MTU %lu, + max MTU %u + one %u-byte cell; en/port_buffer.c update_xoff_threshold())",
 				    need, i, nic->id.netdev, RT_BUF_SIZE(buf, i),
 				    xoff, cable, speed / 1000, mtu,
@@ -208,13 +208,13 @@ static void rt_dc_mlx5_buffer(const struct rt_profile *p,
 		}
 	}
 	if (cur->buf_total && sum > cur->buf_total) {
-		rt_want_err(d, p, RT_DC_BUF(p),
+		rt_profile_key_err(d, p, RT_DC_BUF(p),
 			    "the buffers of %s would have %" PRIu64 " bytes, over the %u bytes of its port (en/port_buffer.c mlx5e_port_manual_buffer_config())",
 			    nic->id.netdev, sum, cur->buf_total);
 		return;
 	}
 	if (cur->buf_total && sum > cur->buf_total - 4 * RT_MLX5_CELL)
-		rt_want_err(d, p, RT_DC_BUF(p),
+		rt_profile_key_err(d, p, RT_DC_BUF(p),
 			    "the buffers of %s would have %" PRIu64 " bytes: mlx5_core keeps at least 4 cells (%u bytes) of the %u for the shared pool (en/port_buffer.c port_update_shared_buffer())",
 			    nic->id.netdev, sum, 4 * RT_MLX5_CELL,
 			    cur->buf_total);

@@ -2100,3 +2100,16 @@ const struct rt_profile *rt_profile_find(const struct rt_profile_set *set,
 			return set->p[i];
 	return NULL;
 }
+
+void rt_profile_key_err(struct rt_diag *d, const struct rt_profile *p,
+			enum rt_pkey key, const char *fmt, ...)
+{
+	char text[RT_DIAG_LEN];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	rt_diag_add(d, "%s:%u: [%s] %s: %s", p->path, p->line[key],
+		    rt_pkey_section(key), rt_pkey_name(key), text);
+}

@@ -359,4 +359,12 @@ bool rt_profile_match(const struct rt_profile *p, const struct rt_nic_id *nic);
 const struct rt_profile *rt_profile_find(const struct rt_profile_set *set,
 					 const struct rt_nic_id *nic);
 
+/*
+ * rt_profile_key_err() - an error of @p's key @key into @d, prefixed with
+ * the profile's file:line, section and key.
+ */
+void rt_profile_key_err(struct rt_diag *d, const struct rt_profile *p,
+			enum rt_pkey key, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
 #endif /* RT_PROFILE_H */

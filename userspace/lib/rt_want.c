@@ -96,19 +96,6 @@ static const char *rt_cc_vendor_name(enum rt_cc_vendor vendor)
 
 /* Wanted state ---------------------------------------------------------- */
 
-void rt_want_err(struct rt_diag *d, const struct rt_profile *p,
-			enum rt_pkey key, const char *fmt, ...)
-{
-	char text[RT_DIAG_LEN];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(text, sizeof(text), fmt, ap);
-	va_end(ap);
-	rt_diag_add(d, "%s:%u: [%s] %s: %s", p->path, p->line[key],
-		    rt_pkey_section(key), rt_pkey_name(key), text);
-}
-
 static const enum rt_pkey rt_dcb_keys[] = {
 	RT_PK_TRUST, RT_PK_PFC, RT_PK_DSCP_TO_PRIORITY, RT_PK_PRIORITY_TO_TC,
 	RT_PK_ETS_BANDWIDTH, RT_PK_TSA, RT_PK_MAX_RATE_MBPS,
@@ -183,7 +170,7 @@ static void rt_want_ets(const struct rt_profile *p, const struct rt_nic *nic,
 		return;
 	w = cur->has_ets ? rt_want_from(want, cur, RT_SK_ETS, 0) : NULL;
 	if (!w) {
-		rt_want_err(d, p, key,
+		rt_profile_key_err(d, p, key,
 			    "%s has no ETS configuration (its driver has no DCB ETS operation)",
 			    nic->id.netdev);
 		return;
@@ -201,7 +188,7 @@ static void rt_want_ets(const struct rt_profile *p, const struct rt_nic *nic,
 		}
 	}
 	if (have_ets && sum != 100)
-		rt_want_err(d, p, bw ? RT_PK_ETS_BANDWIDTH : RT_PK_TSA,
+		rt_profile_key_err(d, p, bw ? RT_PK_ETS_BANDWIDTH : RT_PK_TSA,
 			    "the ETS traffic classes of %s would get %u%% of the bandwidth, not 100%% (%s)",
 			    nic->id.netdev, sum,
 			    bw ? "check TSA=" :
@@ -247,7 +234,7 @@ static void rt_want_pfc(const struct rt_profile *p, const struct rt_nic *nic,
 		return;
 	w = cur->has_pfc ? rt_want_from(want, cur, RT_SK_PFC, 0) : NULL;
 	if (!w) {
-		rt_want_err(d, p, en ? RT_PK_PFC : RT_PK_CABLE_LENGTH_METERS,
+		rt_profile_key_err(d, p, en ? RT_PK_PFC : RT_PK_CABLE_LENGTH_METERS,
 			    "%s has no PFC configuration (its driver has no DCB PFC operation)",
 			    nic->id.netdev);
 		return;
@@ -259,11 +246,11 @@ static void rt_want_pfc(const struct rt_profile *p, const struct rt_nic *nic,
 	/* bnxt_en's PFC capability counts lossless TCs: rt_drvcheck.c */
 	if (en && w->v[3] && strcmp(nic->id.driver, "bnxt_en") &&
 	    (unsigned int)__builtin_popcount(p->pfc_en) > w->v[3])
-		rt_want_err(d, p, RT_PK_PFC,
+		rt_profile_key_err(d, p, RT_PK_PFC,
 			    "%s can enable PFC on at most %" PRIu64 " priorities",
 			    nic->id.netdev, w->v[3]);
 	if (rt_bnxt_pfc_before_ets(nic, cur, want))
-		rt_want_err(d, p, en ? RT_PK_PFC : RT_PK_CABLE_LENGTH_METERS,
+		rt_profile_key_err(d, p, en ? RT_PK_PFC : RT_PK_CABLE_LENGTH_METERS,
 			    "bnxt_en refuses PFC until ETS has been set once, and the ETS of %s reads empty (never set): give PriorityToTC=, TSA= or ETSBandwidth= in the profile, which rocetune writes before PFC",
 			    nic->id.netdev);
 }
@@ -283,7 +270,7 @@ static void rt_want_maxrate(const struct rt_profile *p,
 	w = cur->has_maxrate ? rt_want_from(want, cur, RT_SK_MAXRATE, 0) :
 			       NULL;
 	if (!w) {
-		rt_want_err(d, p, RT_PK_MAX_RATE_MBPS,
+		rt_profile_key_err(d, p, RT_PK_MAX_RATE_MBPS,
 			    "%s has no per-TC max rate (its driver has no DCB maxrate operation, and the kernel would ignore the setting silently)",
 			    nic->id.netdev);
 		return;
@@ -293,7 +280,7 @@ static void rt_want_maxrate(const struct rt_profile *p,
 
 		if (mlx5 && (r > 255000 || (r <= 25500 && r % 100) ||
 			     (r > 25500 && r % 1000))) {
-			rt_want_err(d, p, RT_PK_MAX_RATE_MBPS,
+			rt_profile_key_err(d, p, RT_PK_MAX_RATE_MBPS,
 				    "TC %u: %" PRIu64 " Mb/s: mlx5 keeps multiples of 100 Mb/s up to 25500, of 1000 Mb/s up to 255000, and would round it",
 				    i, r);
 			return;
@@ -316,7 +303,7 @@ static void rt_want_buffer(const struct rt_profile *p,
 		return;
 	w = cur->has_buffer ? rt_want_from(want, cur, RT_SK_BUFFER, 0) : NULL;
 	if (!w) {
-		rt_want_err(d, p,
+		rt_profile_key_err(d, p,
 			    size ? RT_PK_BUFFER_SIZE_BYTES :
 				   RT_PK_PRIORITY_TO_BUFFER,
 			    "%s has no port buffer configuration (its driver has no DCB buffer operation, and the kernel would ignore the setting silently)",
@@ -381,7 +368,7 @@ static void rt_want_storm(const struct rt_profile *p, const struct rt_nic *nic,
 	if (!rt_profile_has(p, RT_PK_PFC_STORM_TIMEOUT_MS))
 		return;
 	if (!cur->storm_ok) {
-		rt_want_err(d, p, RT_PK_PFC_STORM_TIMEOUT_MS, "%s",
+		rt_profile_key_err(d, p, RT_PK_PFC_STORM_TIMEOUT_MS, "%s",
 			    cur->storm_err);
 		return;
 	}
@@ -428,13 +415,13 @@ static void rt_want_rxe(const struct rt_profile *p, const struct rt_nic *nic,
 	for (i = 0; i < RT_DCQCN_NUM; i++)
 		if (rt_profile_has(p, RT_PK_DCQCN + i) &&
 		    rt_rxe_check(i, p->dcqcn[i], dev, msg, sizeof(msg)))
-			rt_want_err(d, p, RT_PK_DCQCN + i, "%s%s", msg,
+			rt_profile_key_err(d, p, RT_PK_DCQCN + i, "%s%s", msg,
 				    rt_rxe_param(i) ? "" :
 				    " (see Documentation/profiles.rst)");
 	if (d->n != nerr)
 		return;
 	if (!cur->cc_ok) {
-		rt_want_err(d, p, rt_first_cc_key(p), "%s", cur->cc_err);
+		rt_profile_key_err(d, p, rt_first_cc_key(p), "%s", cur->cc_err);
 		return;
 	}
 	for (i = 0; i < RT_DCQCN_NUM; i++) {
@@ -442,7 +429,7 @@ static void rt_want_rxe(const struct rt_profile *p, const struct rt_nic *nic,
 			continue;
 		w = rt_want_from(want, cur, RT_SK_CC, i);
 		if (!w) {
-			rt_want_err(d, p, RT_PK_DCQCN + i,
+			rt_profile_key_err(d, p, RT_PK_DCQCN + i,
 				    "%s: rocetune.ko did not report this parameter",
 				    dev);
 			continue;
@@ -464,7 +451,7 @@ static void rt_want_rxe(const struct rt_profile *p, const struct rt_nic *nic,
 	     rt_profile_has(p, RT_PK_DCQCN + RT_DCQCN_MAX_RATE_MBPS)) &&
 	    rt_want_cc_value(p, cur, RT_DCQCN_MIN_RATE_MBPS, &lo) &&
 	    rt_want_cc_value(p, cur, RT_DCQCN_MAX_RATE_MBPS, &hi) && lo > hi)
-		rt_want_err(d, p,
+		rt_profile_key_err(d, p,
 			    rt_profile_has(p, RT_PK_DCQCN + RT_DCQCN_MIN_RATE_MBPS) ?
 			    RT_PK_DCQCN + RT_DCQCN_MIN_RATE_MBPS :
 			    RT_PK_DCQCN + RT_DCQCN_MAX_RATE_MBPS,
@@ -486,7 +473,7 @@ static void rt_want_cc(const struct rt_profile *p, const struct rt_nic *nic,
 	if (first == RT_PK_NUM)
 		return;
 	if (nic->cc == RT_CC_NONE) {
-		rt_want_err(d, p, first, "%s: %s", nic->id.netdev,
+		rt_profile_key_err(d, p, first, "%s: %s", nic->id.netdev,
 			    nic->cc_why);
 		return;
 	}
@@ -495,7 +482,7 @@ static void rt_want_cc(const struct rt_profile *p, const struct rt_nic *nic,
 		return;
 	}
 	if (!cur->cc_ok) {
-		rt_want_err(d, p, first, "%s", cur->cc_err);
+		rt_profile_key_err(d, p, first, "%s", cur->cc_err);
 		return;
 	}
 	for (i = 0; i < RT_DCQCN_NUM; i++) {
@@ -506,7 +493,7 @@ static void rt_want_cc(const struct rt_profile *p, const struct rt_nic *nic,
 		if (!rt_profile_has(p, RT_PK_DCQCN + i))
 			continue;
 		if (!file) {
-			rt_want_err(d, p, RT_PK_DCQCN + i,
+			rt_profile_key_err(d, p, RT_PK_DCQCN + i,
 				    "%s has no equivalent of this key (%s)",
 				    rt_cc_vendor_name(nic->cc),
 				    i == RT_DCQCN_ENABLE ?
@@ -516,14 +503,14 @@ static void rt_want_cc(const struct rt_profile *p, const struct rt_nic *nic,
 		}
 		bits = rt_cc_bits(nic->cc, i);
 		if (bits < 32 && v >> bits) {
-			rt_want_err(d, p, RT_PK_DCQCN + i,
+			rt_profile_key_err(d, p, RT_PK_DCQCN + i,
 				    "%u does not fit the %u-bit field of %s %s (the driver would keep only the low bits)",
 				    v, bits, rt_cc_vendor_name(nic->cc), file);
 			continue;
 		}
 		w = rt_want_from(want, cur, RT_SK_CC, i);
 		if (!w) {
-			rt_want_err(d, p, RT_PK_DCQCN + i,
+			rt_profile_key_err(d, p, RT_PK_DCQCN + i,
 				    "%s/%s could not be read", nic->cc_dir,
 				    file);
 			continue;
@@ -541,7 +528,7 @@ int rt_want_build(const struct rt_profile *p, const struct rt_nic *nic,
 
 	memset(want, 0, sizeof(*want));
 	if (key != RT_PK_NUM && !cur->dcb_ok) {
-		rt_want_err(d, p, key, "%s", cur->dcb_err);
+		rt_profile_key_err(d, p, key, "%s", cur->dcb_err);
 	} else if (key != RT_PK_NUM) {
 		rt_want_ets(p, nic, cur, want, d);
 		rt_want_pfc(p, nic, cur, want, d);

@@ -42,14 +42,6 @@ int rt_want_build(const struct rt_profile *p, const struct rt_nic *nic,
 unsigned int rt_want_needs(const struct rt_profile *p);
 
 /*
- * rt_want_err() - an error of @p's key @key into @d, prefixed with the
- * profile's file:line, section and key.
- */
-void rt_want_err(struct rt_diag *d, const struct rt_profile *p,
-		 enum rt_pkey key, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-/*
  * rt_drvcheck() - what @nic's driver would refuse of @want, or keep
  * differently from it, as errors in @d naming the driver's rule
  * (rt_drvcheck.c); @cur is the NIC's state @want was built from.

@@ -173,6 +173,13 @@ tap_count() {
 		sub(/^(not )?ok [0-9]* */, "", l)
 		return l
 	}
+	# A script that fails before its tests (or between them) says why
+	# on a "setup failed" line: the summary shows it.
+	/^(# )+setup failed: / {
+		why = $0
+		sub(/^(# )+/, "", why)
+		next
+	}
 	/^# (not )?ok [0-9]/ {
 		l = substr($0, 3)
 		if (l ~ /^not ok/)
@@ -189,7 +196,7 @@ tap_count() {
 		if (np + nf + ns == 0) {
 			if ($0 ~ /^not ok/) {
 				F++
-				print name($0) > failures
+				print name($0) (why != "" ? " (" why ")" : "") > failures
 			} else if ($0 ~ / # SKIP/) {
 				S++
 			} else {
@@ -203,10 +210,11 @@ tap_count() {
 				print top ": " fl[i] > failures
 			if ($0 ~ /^not ok/ && nf == 0) {
 				F++
-				print name($0) > failures
+				print name($0) (why != "" ? " (" why ")" : "") > failures
 			}
 		}
 		np = nf = ns = 0
+		why = ""
 	}
 	END {
 		if (np + nf + ns) {

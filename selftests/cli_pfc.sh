@@ -84,9 +84,9 @@ storm_events() {
 	RET=0
 	"$RT_CLI" config set storm-ms 200
 	check_err $? "config set storm-ms failed"
-	"$RT_CLI" -j monitor > "$RT_MON" &
-	rt_mon_pid=$!
-	sleep 0.5
+	rt_monitor_start "$RT_MON" "$RT_MON.err"
+	check_err $? "the monitor did not start"
+	rt_mon_pid=$RT_MON_PID
 	echo "3 1000 1000" > "$DFS/pfc_storm"
 	check_err $? "cannot start a pause storm"
 	wait_for 10 mon_has ".event == \"storm_start\" and $ev"
@@ -123,7 +123,7 @@ prometheus_pfc() {
 		echo 2500000 > "$DFS/counters/tx_prio3_pause_duration"
 	check_err $? "cannot set the pause durations"
 	# The module reads durations at most once a second.
-	wait_for 5 duration_is 123456
+	wait_for 10 duration_is 123456
 	check_err $? "rx_pause_duration_us of prio 3 not 123456"
 	prom=$("$RT_CLI" -s -o prometheus port show)
 	check_err $? "-s -o prometheus port show failed"
@@ -162,8 +162,12 @@ setup() {
 	{ ip link set "$NETDEV" up &&
 		wait_for 5 grep -qx 1 "/sys/class/net/$NETDEV/carrier"; } ||
 		rt_setup_failed "$NETDEV has no carrier"
-	dcb pfc set dev "$NETDEV" prio-pfc all:off 3:on ||
+	# rt_dcb: iproute2 6.1's spurious "Protocol error"; read back instead.
+	rt_dcb pfc set dev "$NETDEV" prio-pfc all:off 3:on ||
 		rt_setup_failed "dcb pfc set failed"
+	[ "$(dcb -j pfc show dev "$NETDEV" | jq -c .prio_pfc)" = \
+		"[false,false,false,true,false,false,false,false]" ] ||
+		rt_setup_failed "PFC is not on prio 3 alone after dcb pfc set"
 	wait_for 5 grep -qx 1 "/sys/class/net/$NETDEV/carrier" ||
 		rt_setup_failed "$NETDEV has no carrier after dcb pfc set"
 	rt_kmod_load || rt_setup_failed "cannot load rocetune.ko"
@@ -171,7 +175,7 @@ setup() {
 
 cleanup() {
 	[ -z "$rt_mon_pid" ] || kill "$rt_mon_pid" 2> /dev/null
-	rm -f "$RT_MON"
+	rm -f "$RT_MON" "$RT_MON.err"
 	rt_kmod_unload 2> /dev/null
 	echo "$SIM_ID" > "$SIM_BUS"/del_device 2> /dev/null
 	rt_sim_unload

@@ -249,10 +249,9 @@ mon_has() {
 
 monitor_events() {
 	RET=0
-	# Not through rt(): $! must be rocetune itself, not a subshell.
-	"$RT_CLI" -j monitor > "$RT_MON" &
-	rt_mon_pid=$!
-	sleep 1
+	rt_monitor_start "$RT_MON" "$RT_MON.err"
+	check_err $? "the monitor did not start"
+	rt_mon_pid=$RT_MON_PID
 	rdma link del "$RT_RXE1"
 	check_err $? "cannot delete $RT_RXE1"
 	rdma link add "$RT_RXE1" type rxe netdev "$RT_NETDEV1"
@@ -279,7 +278,7 @@ cleanup() {
 	[ -z "$rt_mon_pid" ] || kill "$rt_mon_pid" 2> /dev/null
 	[ -z "$rt_perf_pid" ] || kill "$rt_perf_pid" 2> /dev/null
 	rm -f "$RT_ODD_EXE"
-	rm -f "$RT_MON"
+	rm -f "$RT_MON" "$RT_MON.err"
 	rt_kmod_unload 2> /dev/null
 	rt_wire_down
 }

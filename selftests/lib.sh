@@ -236,6 +236,24 @@ wait_for() {
 	done
 }
 
+# rt_monitor_start OUT ERR: "rocetune -j monitor" in the background,
+# events to OUT, its note to ERR, its pid in RT_MON_PID.  Returns once
+# the monitor says it listens, which it prints only after it joined the
+# events group, so no event raised after this is missed on a slow
+# machine; fails if it has not said so within 10 s or has exited.
+rt_monitor_start() {
+	"${RT_CLI:-$RT_TOP/build/userspace/rocetune}" -j monitor > "$1" 2> "$2" &
+	RT_MON_PID=$!
+	wait_for 10 rt_monitor_listens "$2" && return 0
+	echo "# rocetune monitor not listening after 10 s: $(cat "$2")"
+	return 1
+}
+
+rt_monitor_listens() {
+	kill -0 "$RT_MON_PID" || return 2
+	grep -q "^rocetune: monitor: listening to " "$1"
+}
+
 # Kernel modules ------------------------------------------------------
 
 # rt_modload NAME PATH [PARAM...]: load module NAME from this tree's build

@@ -153,9 +153,9 @@ counters_match() {
 events_hotplug() {
 	RET=0
 	# stdout holds only the events (its note goes to stderr).
-	"$RT_CLI" -j monitor > "$MON_LOG" 2> "$MON_LOG.err" &
-	mon_pid=$!
-	sleep 1
+	rt_monitor_start "$MON_LOG" "$MON_LOG.err"
+	check_err $? "the monitor did not start"
+	mon_pid=$RT_MON_PID
 	rdma link del "$RT_RXE1"
 	check_err $? "rdma link del $RT_RXE1 failed"
 	rdma link add "$RT_RXE1" type rxe netdev "$RT_NETDEV1"

@@ -191,19 +191,10 @@ mon_seen() {
 		grep -F "{\"event\":\"$2\",\"dev\":\"$3\"," > /dev/null
 }
 
-# The monitor's event socket has joined a multicast group: its netlink
-# port id carries the pid in its low 22 bits (libnl) and the group
-# bitmap column is non-zero.
-mon_subscribed() {
-	awk -v pid="$mon_pid" '$2 == 16 && $3 % 4194304 == pid &&
-		$4 != "00000000" { f = 1 } END { exit !f }' /proc/net/netlink
-}
-
 mon_start() {
-	"$RT_CLI" -j monitor > "$RT_MON" 2> "$RT_TMP/monitor.err" &
-	mon_pid=$!
-	# Fall back to a pause when the group is past the first 32.
-	wait_for 5 mon_subscribed || sleep 1
+	rt_monitor_start "$RT_MON" "$RT_TMP/monitor.err"
+	check_err $? "the monitor did not start"
+	mon_pid=$RT_MON_PID
 }
 
 # cfg_set_check KEYWORD=JSON_KEY=VALUE...: "config set KEYWORD VALUE...",

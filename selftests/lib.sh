@@ -277,10 +277,23 @@ rt_kmod_load() {
 	rt_modload rocetune kmod/rocetune.ko
 }
 
+# rt_kmod_unload: rocetune.ko unloaded, retried for up to 10 s while it
+# is in use (a netlink dump holds a module reference until its socket is
+# released, also a socket of a process that was just killed).
 rt_kmod_unload() {
-	if [ -d /sys/module/rocetune ]; then
-		rmmod rocetune
-	fi
+	local deadline=$(($(date +%s) + 10))
+
+	[ -d /sys/module/rocetune ] || return 0
+	until rmmod rocetune 2> /dev/null; do
+		[ -d /sys/module/rocetune ] || return 0
+		if [ "$(date +%s)" -ge "$deadline" ]; then
+			echo "# rt_kmod_unload: rocetune is still in use after 10 s" \
+				"(refcnt $(cat /sys/module/rocetune/refcnt 2> /dev/null))" >&2
+			rmmod rocetune
+			return
+		fi
+		sleep 0.2
+	done
 }
 
 rt_kmod_loaded() {

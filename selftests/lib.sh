@@ -107,16 +107,17 @@ log_skip() {
 	RETMSG=
 }
 
-# rt_run_tests: run every function in ALL_TESTS, print the plan first, and
-# after each function the time it took (the suite's time budget is read
-# from these lines).
+# rt_run_tests: run every function in ALL_TESTS (or in RT_ONLY_TESTS, to
+# run a few while working on them: RT_VM_APPEND=RT_ONLY_TESTS=NAME), print
+# the plan first, and after each function the time it took (the suite's
+# time budget is read from these lines).
 rt_run_tests() {
-	local t n=0 t0
+	local t n=0 t0 tests=${RT_ONLY_TESTS:-$ALL_TESTS}
 
-	for t in $ALL_TESTS; do n=$((n + 1)); done
+	for t in $tests; do n=$((n + 1)); done
 	echo "TAP version 13"
 	echo "1..$n"
-	for t in $ALL_TESTS; do
+	for t in $tests; do
 		t0=${EPOCHREALTIME/./}
 		"$t"
 		echo "# time: $t $(( (${EPOCHREALTIME/./} - t0) / 1000 )) ms"
@@ -234,6 +235,12 @@ wait_for() {
 		[ "$(date +%s)" -lt "$deadline" ] || return 1
 		sleep 0.2
 	done
+}
+
+# rt_exited PID: process PID (a child of this shell) has ended: it is
+# gone or a zombie waiting to be reaped.
+rt_exited() {
+	[ ! -e "/proc/$1" ] || grep -q '^State:[[:space:]]*Z' "/proc/$1/status" 2> /dev/null
 }
 
 # rt_monitor_start OUT ERR: "rocetune -j monitor" in the background,

@@ -30,6 +30,7 @@ QPAIR_LINES=()
 
 qp_test_cleanup() {
 	qpair_stop
+	[ -z "${FORGE_DIR:-}" ] || pkill -f "$FORGE_DIR/rt_forge.py"
 	ip addr del "$FOREIGN_IP/32" dev "$RT_NETDEV0" 2> /dev/null
 	[ -z "${FORGE_BASE:-}" ] || rm -rf "$FORGE_BASE"
 }
@@ -80,6 +81,18 @@ qpair_known() {
 forge() {
 	setpriv --reuid="$UNPRIV" --regid=nogroup --clear-groups \
 		python3 "$FORGE_DIR/rt_forge.py" --sport "$FORGE_SPORT" "$@"
+}
+
+# forgers_waiting N PREFIX: N forgers logging to $OUT/PREFIX*.log wait
+# for their QP numbers.
+forgers_waiting() {
+	[ "$(grep -l '^waiting for ' "$OUT/$2"*.log 2> /dev/null | wc -l)" = "$1" ]
+}
+
+# qpn_publish NAME QPNS: the QP numbers that forgers started with
+# --qpn-file NAME wait for (written whole, so that none reads half).
+qpn_publish() {
+	echo "$2" > "$FORGE_BASE/$1.tmp" && mv "$FORGE_BASE/$1.tmp" "$FORGE_BASE/$1"
 }
 
 # rxe_rcvd DEV: rxe's count of the packets it took (passed its checks).
@@ -187,10 +200,15 @@ rxe_agrees() {
 
 # forged_cnps_cut_nothing: with the RP on at rxe0 and ib_write_bw running
 # from rxe0 to rxe1, an unprivileged user sprays CNPs of every forged kind
-# at rxe0's QP numbers 17..80: no QP is cut, paced or counts a CNP; every
-# one is dropped or unattributed.  Then one genuine CNP from the peer cuts.
+# at rxe0's QP numbers 17..80: no QP is cut, paced or counts a CNP, and
+# ib_write_bw's QP keeps sending in RTS; every forged CNP is dropped or
+# unattributed.  The counters are read while ib_write_bw's QP lives, so
+# its own first and last packets (a QP the module does not know yet, or
+# no longer) are not in the difference.  Then one genuine CNP from the
+# peer cuts.
 forged_cnps_cut_nothing() {
-	local before after arrived spids=() cpid spid q qpns pkts rc kinds k
+	local before after arrived spids=() cpid spid q pkts rc kinds k
+	local wq tx0 tx1 t0
 
 	RET=0
 	qp_reload
@@ -200,50 +218,74 @@ forged_cnps_cut_nothing() {
 	read -r q _ <<< "${QPAIR_LINES[0]}"
 	"$RT_CLI" qp set dev "$RT_RXE0" rp on
 	check_err $? "rp on failed"
-	before=$(bad_sum "$RT_RXE0")
-	check_err $? "no QP stats of $RT_RXE0"
 	forge_cap_start spray "$RT_NETDEV0"
 	check_err $? "cannot start the capture"
-	ib_write_bw -d "$RT_RXE1" -x "$G1" -p "$PORT" -s 4096 -D 8 \
-		> "$OUT/spray-server.log" 2>&1 &
-	spid=$!
-	wait_for 10 rt_port_listening "$PORT"
-	check_err $? "ib_write_bw server did not listen"
-	ib_write_bw -d "$RT_RXE0" -x "$G0" -p "$PORT" -s 4096 -D 8 "$RT_IP1" \
-		> "$OUT/spray-client.log" 2>&1 &
-	cpid=$!
-	qpns=17-80
+	# The forgers start first and wait for their QP numbers: they send
+	# while ib_write_bw runs, not after a Python start-up under its load.
+	rm -f "$FORGE_BASE"/spray-*
 	kinds=("--src $RT_IP1 --kind bare" "--src $RT_IP1 --kind icrc"
 	       "--src $RT_IP1 --kind pkey" "--src $FOREIGN_IP")
 	for k in "${kinds[@]}"; do
 		# shellcheck disable=SC2086 # the options are split into words
-		forge $k --dst "$RT_IP0" --qpn "$qpns" --opcode 0x81 --count 20 \
-			--interval-us 20 > "$OUT/spray-forge-${#spids[@]}.log" 2>&1 &
+		forge $k --dst "$RT_IP0" --qpn-file "$FORGE_BASE/spray-qpns" \
+			--opcode 0x81 --count 10 --interval-us 20 \
+			> "$OUT/spray-forge-${#spids[@]}.log" 2>&1 &
 		spids+=($!)
 	done
-	forge --src "$RT_IP1" --dst "$RT_IP0" --qpn "1,$q" --opcode 0x81 \
-		--count 200 --interval-us 20 > "$OUT/spray-forge-qp1.log" 2>&1 &
+	forge --src "$RT_IP1" --dst "$RT_IP0" --qpn-file "$FORGE_BASE/spray-qp1" \
+		--opcode 0x81 --count 100 --interval-us 20 > "$OUT/spray-forge-qp1.log" 2>&1 &
 	spids+=($!)
+	wait_for 60 forgers_waiting 5 spray-forge-
+	check_err $? "the forgers did not start: $(cat "$OUT"/spray-forge-*.log | tr '\n' ' ')"
+	# Longer than any spray: stopped once the counters are read.
+	ib_write_bw -d "$RT_RXE1" -x "$G1" -p "$PORT" -s 4096 -D 120 \
+		> "$OUT/spray-server.log" 2>&1 &
+	spid=$!
+	wait_for 10 rt_port_listening "$PORT"
+	check_err $? "ib_write_bw server did not listen"
+	ib_write_bw -d "$RT_RXE0" -x "$G0" -p "$PORT" -s 4096 -D 120 "$RT_IP1" \
+		> "$OUT/spray-client.log" 2>&1 &
+	cpid=$!
+	wait_for 30 pp_qpn "$RT_RXE0" "$cpid" > /dev/null
+	check_err $? "rdma shows no connected QP of ib_write_bw ($cpid)"
+	read -r wq _ < <(pp_qpn "$RT_RXE0" "$cpid")
+	wait_for 30 test "$(qp_field "$RT_RXE0" "$wq" tx_pkts)" -gt 0
+	check_err $? "the module counts no packet sent by ib_write_bw's QP $wq"
+	before=$(bad_sum "$RT_RXE0") && tx0=$(qp_field "$RT_RXE0" "$wq" tx_pkts)
+	check_err $? "no QP stats of $RT_RXE0"
+	t0=$(date +%s%N)
+	qpn_publish spray-qpns 17-80 && qpn_publish spray-qp1 "1,$q"
+	check_err $? "cannot hand the forgers their QP numbers"
 	wait "${spids[@]}"
 	rc=$?
 	check_err "$rc" "rt_forge.py failed: $(cat "$OUT"/spray-forge-*.log | tr '\n' ' ')"
-	wait "$cpid"
-	check_err $? "ib_write_bw failed during the spray: $(tail -n 2 "$OUT/spray-client.log" | tr '\n' ' ')"
-	wait "$spid"
-	sleep 2.5
+	# Forged CNPs for QP numbers that no QP has wait on pending entries
+	# until the verification finds no such QP.
+	wait_for 10 qp_stat_is "$RT_RXE0" qp_pending 0
+	check_err $? "$(qp_stat "$RT_RXE0" qp_pending) pending entries left after the spray"
+	after=$(bad_sum "$RT_RXE0") && tx1=$(qp_field "$RT_RXE0" "$wq" tx_pkts)
+	check_err $? "no QP stats of $RT_RXE0 after the spray"
+	echo "# spray and settling: $((($(date +%s%N) - t0) / 1000000)) ms; ib_write_bw's QP $wq sent $((tx1 - tx0)) packets meanwhile"
+	kill -0 "$cpid" 2> /dev/null
+	check_err $? "ib_write_bw ended during the spray: $(tail -n 2 "$OUT/spray-client.log" | tr '\n' ' ')"
+	[ "$tx1" -gt "$tx0" ]
+	check_err $? "ib_write_bw's QP $wq sent nothing during the spray"
+	rdma -j res show qp link "$RT_RXE0/1" lqpn "$wq" | jq -e '.[0].state == "RTS"' > /dev/null
+	check_err $? "ib_write_bw's QP $wq is not in RTS after the spray: $(rdma res show qp link "$RT_RXE0/1" lqpn "$wq")"
+	rt_qp dump --dev "$RT_RXE0" |
+		jq -e --argjson wq "$wq" '(any(.[]; .qpn == $wq)) and
+			([.[] | select((.rp_cuts // 0) > 0 or (.rp_cnps // 0) > 0 or
+			(.rx_cnp_pkts // 0) > 0 or (.rp_paced // 0) != 0)] | length == 0)' > /dev/null
+	check_err $? "a QP of $RT_RXE0 counted or acted on a forged CNP (or ib_write_bw's QP $wq has no entry): $(rt_qp dump --dev "$RT_RXE0" | jq -c '[.[] | {qpn, rp_cuts, rp_cnps, rx_cnp_pkts}]')"
+	kill "$cpid" "$spid" 2> /dev/null
+	wait "$cpid" "$spid" 2> /dev/null
 	forge_cap_stop spray
 	check_err $? "the capture dropped packets"
-	after=$(bad_sum "$RT_RXE0")
 	pkts=$(cat "$OUT"/spray-forge-*.log | awk '/^sent/ { n += $2 } END { print n + 0 }')
 	arrived=$(cap_count spray "udp src port $FORGE_SPORT and dst host $RT_IP0")
 	echo "# $pkts forged CNPs sent, $arrived arrived; dropped or unattributed: $((after - before))"
-	echo "# ib_write_bw: $(grep -E '^ *[0-9]+ +[0-9]+ ' "$OUT/spray-client.log" | tail -n 1)"
 	[ "$arrived" -gt 0 ] && [ $((after - before)) = "$arrived" ]
 	check_err $? "$((after - before)) of $arrived forged CNPs dropped or unattributed"
-	rt_qp dump --dev "$RT_RXE0" |
-		jq -e '[.[] | select((.rp_cuts // 0) > 0 or (.rp_cnps // 0) > 0 or
-			(.rx_cnp_pkts // 0) > 0 or (.rp_paced // 0) != 0)] | length == 0' > /dev/null
-	check_err $? "a QP of $RT_RXE0 counted or acted on a forged CNP: $(rt_qp dump --dev "$RT_RXE0" | jq -c '[.[] | {qpn, rp_cuts, rp_cnps, rx_cnp_pkts}]')"
 	# A genuine CNP from the peer still cuts: ib_write_bw's QP is gone,
 	# so to the rxe0 QP of an idle connected RC pair.
 	qpair_start rc 1
@@ -331,17 +373,19 @@ pp_qpn() {
 			\"\\(.lqpn) \\(.rqpn)\"" | head -n 1 | grep .
 }
 
-# spoofed_acks_no_rtt: while ibv_rc_pingpong measures round trips (every
+# spoofed_acks_no_rtt: for the whole life of an ibv_rc_pingpong (every
 # request asks for an ACK), an unprivileged user sends ACKs with a valid
 # ICRC from an address that is not the QP's peer, at PSNs a quarter of
 # the PSN space apart (one of them is always at or after the outstanding
-# request's): they end no probe and make no sample.  The oracle is the
-# capture: the module's window must be the round trips that the genuine
-# ACKs in it make (rt_rtt.py, as qp_rtt.sh checks it), and every forged
-# ACK is counted on the device as dropped, none on the QP.
+# request's): they end no probe and make no sample.  The forgers run
+# until the client has ended, so every round trip of the module's window
+# was measured while forged ACKs came.  The oracle is the capture: the
+# module's window must be the round trips that the genuine ACKs in it
+# make (rt_rtt.py, as qp_rtt.sh checks it), and every forged ACK is
+# counted on the device as dropped, none on the QP.
 spoofed_acks_no_rtt() {
-	local spid cpid q0 r0 psn before after arrived fpids=() rc acks0 acks1
-	local d rtt_caps=()
+	local spid cpid q0 r0 psn before after arrived fpids=() acks1
+	local d f rtt_caps=() iters=3000
 
 	RET=0
 	qp_reload
@@ -355,38 +399,50 @@ spoofed_acks_no_rtt() {
 		wait_for 60 grep -q "listening on" "$OUT/ack-$d.log"
 		check_err $? "cannot start the capture on $d"
 	done
-	ibv_rc_pingpong -d "$RT_RXE1" -g "$G1" -p "$PORT" -s 64 -n 20000 \
+	# The forgers start first and wait for the client's QP number.
+	rm -f "$FORGE_BASE/ack-qpn"
+	for psn in 0 0x400000 0x800000 0xc00000; do
+		forge --src "$FOREIGN_IP" --dst "$RT_IP0" --qpn-file "$FORGE_BASE/ack-qpn" \
+			--opcode 0x11 --psn "$psn" --count 100000000 --interval-us 4000 \
+			> "$OUT/ack-forge-${#fpids[@]}.log" 2>&1 &
+		fpids+=($!)
+	done
+	wait_for 60 forgers_waiting 4 ack-forge-
+	check_err $? "the forgers did not start: $(cat "$OUT"/ack-forge-*.log | tr '\n' ' ')"
+	ibv_rc_pingpong -d "$RT_RXE1" -g "$G1" -p "$PORT" -s 64 -n "$iters" \
 		> "$OUT/ack-server.log" 2>&1 &
 	spid=$!
 	wait_for 10 rt_port_listening "$PORT"
 	check_err $? "the ibv_rc_pingpong server does not listen"
-	ibv_rc_pingpong -d "$RT_RXE0" -g "$G0" -p "$PORT" -s 64 -n 20000 \
+	ibv_rc_pingpong -d "$RT_RXE0" -g "$G0" -p "$PORT" -s 64 -n "$iters" \
 		"$RT_IP1" > "$OUT/ack-client.log" 2>&1 &
 	cpid=$!
 	wait_for 30 pp_qpn "$RT_RXE0" "$cpid" > /dev/null
 	check_err $? "rdma shows no connected QP of the client $cpid"
 	read -r q0 r0 < <(pp_qpn "$RT_RXE0" "$cpid")
-	wait_for 10 test "$(qp_field "$RT_RXE0" "$q0" rtt_samples)" -gt 0
-	check_err $? "QP $q0 measured no round trip before the forged ACKs"
-	acks0=$(qp_field "$RT_RXE0" "$q0" rtt_samples)
-	for psn in 0 0x400000 0x800000 0xc00000; do
-		forge --src "$FOREIGN_IP" --dst "$RT_IP0" --qpn "$q0" --opcode 0x11 \
-			--psn "$psn" --count 1500 --interval-us 100 \
-			> "$OUT/ack-forge-${#fpids[@]}.log" 2>&1 &
-		fpids+=($!)
-	done
-	wait "${fpids[@]}"
-	rc=$?
-	check_err "$rc" "rt_forge.py failed: $(cat "$OUT"/ack-forge-*.log | tr '\n' ' ')"
+	qpn_publish ack-qpn "$q0"
+	check_err $? "cannot hand the forgers the QP number"
+	wait_for 30 test "$(bad_sum "$RT_RXE0")" -gt "$before"
+	check_err $? "no forged ACK reached $RT_RXE0"
 	acks1=$(qp_field "$RT_RXE0" "$q0" rtt_samples)
-	# The forged ACKs must have met live probes: the client still runs.
-	kill -0 "$cpid" 2> /dev/null
-	check_err $? "ibv_rc_pingpong ended before the forged ACKs did: make it longer"
-	echo "# QP $q0: $((acks1 - acks0)) round trips measured while 6000 forged ACKs came"
+	if ! wait_for 100 rt_exited "$cpid"; then
+		check_err 1 "ibv_rc_pingpong has not ended in 100 s: QP $q0 $(qp_field "$RT_RXE0" "$q0" rtt_samples) round trips; $(rdma res show qp link "$RT_RXE0/1" lqpn "$q0")"
+		kill "$cpid" "$spid" 2> /dev/null
+	fi
 	wait "$cpid"
 	check_err $? "the client failed: $(tail -n 1 "$OUT/ack-client.log")"
 	wait "$spid"
 	check_err $? "the server failed: $(tail -n 1 "$OUT/ack-server.log")"
+	for f in "${fpids[@]}"; do
+		kill -0 "$f" 2> /dev/null
+		check_err $? "a forger ended before the client did: $(cat "$OUT"/ack-forge-*.log | tr '\n' ' ')"
+	done
+	# Each forger is a subshell of forge() and its Python: stop the Python.
+	pkill -f "$FORGE_DIR/rt_forge.py"
+	wait "${fpids[@]}" 2> /dev/null
+	echo "# QP $q0: $iters round trips, $acks1 of them measured before forged ACKs came"
+	[ $((iters - acks1)) -ge 128 ]
+	check_err $? "only $((iters - acks1)) round trips while forged ACKs came: make the client longer"
 	sleep 2.5
 	kill -INT "${rtt_caps[@]}" 2> /dev/null
 	wait "${rtt_caps[@]}" 2> /dev/null
@@ -405,8 +461,8 @@ spoofed_acks_no_rtt() {
 	arrived=$(tcpdump -nr "$CAP/ack-$RT_NETDEV0.pcap" \
 		"udp src port $FORGE_SPORT and dst host $RT_IP0" 2> /dev/null | wc -l)
 	echo "# $arrived forged ACKs arrived at $RT_NETDEV0; dropped or unattributed: $((after - before))"
-	[ "$arrived" -gt 0 ] && [ $((after - before)) = "$arrived" ]
-	check_err $? "$((after - before)) of $arrived forged ACKs dropped or unattributed"
+	[ "$arrived" -gt "$iters" ] && [ $((after - before)) = "$arrived" ]
+	check_err $? "$((after - before)) of $arrived forged ACKs dropped or unattributed (fewer than one per round trip is too few)"
 	log_test "ACKs from a non-peer end no probe and make no round trip; each is dropped on the device"
 }
 

@@ -7,10 +7,16 @@
 # kind that it drops.  Needs no privilege: the tests run it as an
 # unprivileged user.
 #
-#   rt_forge.py --src ADDR --dst ADDR --qpn N[,N...|A-B] [--opcode OP]
-#       [--kind valid|bare|icrc|pkey|tver] [--count N] [--ecn 0..3]
-#       [--sport PORT] [--interval-us US] [--psn N] [--ifname NETDEV]
+#   rt_forge.py --src ADDR --dst ADDR {--qpn N[,N...|A-B] | --qpn-file PATH}
+#       [--opcode OP] [--kind valid|bare|icrc|pkey|tver] [--count N]
+#       [--ecn 0..3] [--sport PORT] [--interval-us US] [--psn N]
+#       [--ifname NETDEV]
 #
+# With --qpn-file, it starts, binds its socket, prints "waiting for PATH"
+# and waits for PATH to hold the QP numbers, one line in --qpn's syntax: a test starts its
+# forgers before the traffic whose QP numbers they need, so that they
+# send as soon as the test knows them, not after a Python start-up on an
+# emulated CPU.
 # Each packet goes from SRC (bound, port SPORT) to DST port 4791, over
 # IPv6 when SRC is an IPv6 address (a link-local one on NETDEV); the
 # kernel builds the IP header (IPv4, DF, IP ID 0: path MTU discovery is
@@ -122,11 +128,27 @@ def qpns(spec):
     return out
 
 
+def wait_qpns(path):
+    """The QP numbers of PATH, once it holds a whole line."""
+    print(f"waiting for {path}", flush=True)
+    while True:
+        try:
+            with open(path) as f:
+                line = f.read()
+            if line.endswith("\n"):
+                return qpns(line.strip())
+        except FileNotFoundError:
+            pass
+        time.sleep(0.01)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--src", required=True)
     ap.add_argument("--dst", required=True)
-    ap.add_argument("--qpn", required=True, type=qpns)
+    which = ap.add_mutually_exclusive_group(required=True)
+    which.add_argument("--qpn", type=qpns)
+    which.add_argument("--qpn-file")
     ap.add_argument("--opcode", type=lambda v: int(v, 0),
                     default=OP_RC_SEND_ONLY)
     ap.add_argument("--kind", default="valid",
@@ -159,6 +181,8 @@ def main():
     so.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     so.bind(src)
     sport = so.getsockname()[1]
+    if args.qpn_file:
+        args.qpn = wait_qpns(args.qpn_file)
     pkts = [datagram(args.src, args.dst, sport, args.opcode, q, args.kind,
                      args.psn) for q in args.qpn]
     n = 0

@@ -2,16 +2,13 @@
 /*
  * rocetune user-space library: tuning profiles (parser, checker, matcher).
  *
- * libinih splits the lines; our reader feeds it one physical line at a
- * time, so the reader's line count is the line of every key the handler
- * sees (Debian's libinih has no line number in its handler).  The reader
- * also does what libinih would let through silently: it takes leading
- * blanks off every line (libinih would make an indented line the
- * continuation of the previous value), refuses inline ';' comments,
- * "Key: value" lines, control characters and over-long lines, and keeps
- * track of the section itself, so that an unknown or empty section is an
- * error even when no key follows it.  Documentation/profiles.rst is the
- * reference of every key.
+ * The reader takes one physical line at a time, so its line count is the
+ * line of every key.  It takes leading blanks off every line (an indented
+ * line is never the continuation of the previous value), refuses inline
+ * ';' comments, "Key: value" lines, control characters and over-long
+ * lines, and keeps track of the section, so that an unknown or empty
+ * section is an error even when no key follows it.
+ * Documentation/profiles.rst is the reference of every key.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -23,8 +20,6 @@
 #include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include <ini.h>
 
 #include "rt_counters.h"
 #include "rt_profile.h"
@@ -317,8 +312,7 @@ struct rt_pstate {
 	enum rt_psec sec;
 	bool seen_match;	/* or a bad header that meant it */
 	unsigned int tune_line;	/* of the first [Tune] header, 0: none */
-	unsigned int first_syntax;	/* first syntax error we gave libinih */
-	/* The key line last read, for the handler. */
+	/* The key line last read, for rt_key(). */
 	char line[RT_PROF_LINE_MAX + 1];
 	const char *key;
 	const char *val;
@@ -1248,30 +1242,20 @@ static const char *rt_sec_keys(enum rt_psec s)
 	}
 }
 
-static int rt_handler(void *user, const char *section, const char *name,
-		      const char *value)
+/* The Key=value line that rt_read_line() left in st->key and st->val. */
+static void rt_key(struct rt_pstate *st)
 {
-	struct rt_pstate *st = user;
 	const char *key = st->key, *v = st->val;
 	struct rt_shown b;
 	unsigned int k;
 	int other = -1;
 
-	/*
-	 * The reader kept the whole line (libinih's copy is cut at its
-	 * line length) and tracks the section itself: use those.
-	 */
-	(void)section;
-	(void)name;
-	(void)value;
-	if (!key)
-		return 1;
 	st->key = NULL;
 
 	if (!*key) {
 		rt_perr(st, st->lineno, "=%s: no key before '=' (Key=value)",
 			rt_show(&b, v));
-		return 1;
+		return;
 	}
 	for (k = 0; k < RT_PK_NUM; k++) {
 		if (strcmp(rt_pkey_name(k), key))
@@ -1281,7 +1265,7 @@ static int rt_handler(void *user, const char *section, const char *name,
 		other = (int)k;
 	}
 	if (st->sec == RT_SEC_BAD)
-		return 1;	/* the section header was reported */
+		return;	/* the section header was reported */
 	if (st->sec == RT_SEC_NONE) {
 		if (other >= 0)
 			rt_perr(st, st->lineno,
@@ -1291,7 +1275,7 @@ static int rt_handler(void *user, const char *section, const char *name,
 			rt_perr(st, st->lineno,
 				"%s=%s: key outside a section (keys go in " RT_SEC_LIST ")",
 				key, rt_show(&b, v));
-		return 1;
+		return;
 	}
 	if (k == RT_PK_NUM) {
 		if (other >= 0) {
@@ -1299,7 +1283,7 @@ static int rt_handler(void *user, const char *section, const char *name,
 				"[%s] %s=%s: key in the wrong section (it belongs in [%s])",
 				rt_sec_names[st->sec], key, rt_show(&b, v),
 				rt_pkey_section(other));
-			return 1;
+			return;
 		}
 		for (k = 0; k < RT_PK_NUM; k++)
 			if (rt_pkey_sec(k) == st->sec &&
@@ -1315,7 +1299,7 @@ static int rt_handler(void *user, const char *section, const char *name,
 				"[%s] %s=%s: unknown key (%s)",
 				rt_sec_names[st->sec], key, rt_show(&b, v),
 				rt_sec_keys(st->sec));
-		return 1;
+		return;
 	}
 	if (!*v) {
 		char buf[64];
@@ -1323,11 +1307,11 @@ static int rt_handler(void *user, const char *section, const char *name,
 		rt_kerr(st, st->lineno, k, v, "needs a value (%s)",
 			rt_allowed(k, buf, sizeof(buf)));
 		st->bad[k] = true;
-		return 1;
+		return;
 	}
 	if (rt_p_value(st, k, v)) {
 		st->bad[k] = true;
-		return 1;
+		return;
 	}
 	/* A key given again: the later one wins, as in systemd. */
 	st->bad[k] = false;
@@ -1336,7 +1320,6 @@ static int rt_handler(void *user, const char *section, const char *name,
 	st->text[k] = strdup(v);
 	if (!st->text[k] && !st->read_errno)
 		st->read_errno = ENOMEM;
-	return 1;
 }
 
 /* A "[Section]" line (already trimmed). */
@@ -1376,26 +1359,13 @@ static void rt_section(struct rt_pstate *st, char *s)
 	s[n - 1] = ']';
 }
 
-/* Hand @text and a newline to libinih, always within its @num bytes. */
-static char *rt_give(char *str, int num, const char *text)
-{
-	size_t n = strlen(text);
-
-	if (num < 2)
-		return NULL;
-	if (n + 2 > (size_t)num)
-		text = "k=v";	/* the handler takes the line from st */
-	snprintf(str, (size_t)num, "%s\n", text);
-	return str;
-}
-
 /*
- * libinih's reader: one physical line per call, so that libinih's line
- * count and ours agree.
+ * Read and judge the next physical line: a Key=value line is left in
+ * st->key and st->val for rt_key().  Returns false at the end of the
+ * file or on a read error (st->read_errno).
  */
-static char *rt_reader(char *str, int num, void *stream)
+static bool rt_read_line(struct rt_pstate *st)
 {
-	struct rt_pstate *st = stream;
 	size_t len = 0, i, col = 0;
 	bool any = false, toolong = false;
 	int c, ctl = -1;
@@ -1403,7 +1373,7 @@ static char *rt_reader(char *str, int num, void *stream)
 	struct rt_shown b;
 
 	if (st->read_errno)
-		return NULL;
+		return false;
 	for (;;) {
 		c = getc(st->f);
 		if (c == EOF)
@@ -1411,7 +1381,7 @@ static char *rt_reader(char *str, int num, void *stream)
 		/* /dev/zero, a FIFO that never ends: no profile is this long. */
 		if (++st->bytes > RT_PROF_SIZE_MAX) {
 			st->read_errno = EFBIG;
-			return NULL;
+			return false;
 		}
 		any = true;
 		if (c == '\n')
@@ -1424,7 +1394,7 @@ static char *rt_reader(char *str, int num, void *stream)
 	if (!any) {
 		if (ferror(st->f))
 			st->read_errno = errno ? errno : EIO;
-		return NULL;
+		return false;
 	}
 	st->lineno++;
 	st->key = NULL;
@@ -1432,7 +1402,7 @@ static char *rt_reader(char *str, int num, void *stream)
 		rt_perr(st, st->lineno,
 			"line too long (at most %d characters)",
 			RT_PROF_LINE_MAX);
-		return rt_give(str, num, "");
+		return true;
 	}
 	if (len && st->line[len - 1] == '\r')
 		len--;		/* CRLF */
@@ -1449,7 +1419,7 @@ static char *rt_reader(char *str, int num, void *stream)
 		rt_perr(st, st->lineno,
 			"control character 0x%02x in column %zu (a profile is text)",
 			ctl, col);
-		return rt_give(str, num, "");
+		return true;
 	}
 	st->line[len] = '\0';
 	s = st->line;
@@ -1462,40 +1432,38 @@ static char *rt_reader(char *str, int num, void *stream)
 		*--e = '\0';
 
 	if (!*s || *s == '#' || *s == ';')
-		return rt_give(str, num, "");
+		return true;
 	if (*s == '[') {
 		rt_section(st, s);
-		return rt_give(str, num, st->sec == RT_SEC_BAD ? "" : s);
+		return true;
 	}
 	eq = s + strcspn(s, "=:");
 	if (!*eq) {
 		rt_perr(st, st->lineno,
 			"'%s': neither Key=value nor [Section] nor a comment",
 			rt_show(&b, s));
-		if (!st->first_syntax)
-			st->first_syntax = st->lineno;
-		return rt_give(str, num, s);	/* libinih's syntax error */
+		return true;
 	}
 	if (*eq == ':') {
 		rt_perr(st, st->lineno,
 			"'%s': no '=' before the first ':' (Key=value)",
 			rt_show(&b, s));
-		return rt_give(str, num, "");
+		return true;
 	}
 	if (strchr(s, ';')) {
 		rt_perr(st, st->lineno,
 			"'%s': ';' inside a line (comments are whole lines starting with '#' or ';')",
 			rt_show(&b, s));
-		return rt_give(str, num, "");
+		return true;
 	}
-	/* Key=value: the handler reads them from here. */
+	/* Key=value: rt_key() reads them from here. */
 	*eq = '\0';
 	for (e = eq; e > s && rt_isblank(e[-1]); )
 		*--e = '\0';
 	st->key = s;
 	for (st->val = eq + 1; rt_isblank(*st->val); st->val++)
 		;
-	return rt_give(str, num, "k=v");
+	return true;
 }
 
 /* The keys a [Tune] rule cannot do without. */
@@ -1808,7 +1776,9 @@ int rt_profile_parse_fp(FILE *f, const char *path, struct rt_profile *p,
 	st->f = f;
 	st->p = p;
 	st->d = d;
-	ret = ini_parse_stream(rt_reader, st, rt_handler, st);
+	while (rt_read_line(st))
+		if (st->key)
+			rt_key(st);
 	if (st->read_errno == EFBIG) {
 		rt_diag_add(d, "%s: longer than %d bytes: not a profile", path,
 			    RT_PROF_SIZE_MAX);
@@ -1821,14 +1791,6 @@ int rt_profile_parse_fp(FILE *f, const char *path, struct rt_profile *p,
 		ret = -err;
 		goto out;
 	}
-	if (ret < 0) {
-		rt_diag_add(d, "%s: libinih failed (%d)", path, ret);
-		ret = -ENOMEM;
-		goto out;
-	}
-	/* Every syntax error libinih finds, the reader has found first. */
-	if (ret > 0 && (unsigned int)ret != st->first_syntax)
-		rt_perr(st, (unsigned int)ret, "syntax error");
 	rt_check_profile(st);
 	ret = st->nerr ? -EINVAL : 0;
 out:

@@ -2,7 +2,7 @@
 /*
  * rocetune user-space library: tuning profiles.
  *
- * A profile is a systemd-style INI file (parsed with libinih) with the
+ * A profile is a systemd-style INI file with the
  * sections [Match], [Lossless] and [DCQCN], and [Agent], [Watchdog] and
  * [Tune] for the agent rocetuned; Documentation/profiles.rst is the
  * reference of every key.  Files are read from a directory

@@ -182,6 +182,8 @@ static void missing_match(void **state)
 
 static void syntax_errors(void **state)
 {
+	char text[400];
+
 	(void)state;
 	expect_one_err("[Match]\ngarbage\n", 2,
 		       "'garbage': neither Key=value nor [Section]");
@@ -194,6 +196,17 @@ static void syntax_errors(void **state)
 	expect_one_err("[Match]\n=dscp\n", 2, "no key before '='");
 	expect_one_err(L "Trust=dscp ; the RoCE class\n", 3,
 		       "';' inside a line");
+	/*
+	 * Two such lines are two errors, whatever their length (libinih,
+	 * once given the line of 250 characters cut, added "syntax error"
+	 * on the second).
+	 */
+	memset(text, 'x', 250);
+	strcpy(text + 250, "\n[Match]\ngarbage\n");
+	assert_int_equal(parse(text), -EINVAL);
+	assert_true(has_diag(&diag, "t.conf", 1, "neither Key=value"));
+	assert_true(has_diag(&diag, "t.conf", 3, "'garbage': neither Key=value"));
+	assert_int_equal(diag.n, 2);
 	/* An indented line is a key of its own, not a continuation. */
 	expect_ok(L "Trust=pcp\n    Trust=dscp\n");
 	assert_int_equal(prof.trust, RT_TRUST_DSCP);

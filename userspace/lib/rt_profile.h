@@ -15,6 +15,11 @@
  * Every error names file:line, the key, the value and what is allowed.
  * What depends on the NIC (a driver without a DCB operation, a vendor
  * field width) is checked when the profile is applied (rt_want.c).
+ *
+ * The implementation, one file per concern (rt_pparse.h): the key tables
+ * (rt_pkeys.c), the diagnostics (rt_pdiag.c), the values (rt_pval.c), the
+ * reader (rt_pread.c), the checks between keys (rt_pcheck.c), the loader
+ * and the matcher (rt_pload.c).
  */
 #ifndef RT_PROFILE_H
 #define RT_PROFILE_H

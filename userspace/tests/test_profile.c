@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Unit tests of lib/rt_profile.c (cmocka): every key's accepted and
- * rejected forms, the rules between keys, matching, directories, and the
- * profile corpora of selftests/profiles/ and profiles/ (the tests run
- * with the current directory userspace/).
+ * Unit tests of the profile parser (lib/rt_pkeys.c, rt_pdiag.c,
+ * rt_pval.c, rt_pread.c, rt_pcheck.c, rt_pload.c; cmocka): every key's
+ * accepted and rejected forms, the rules between keys, matching,
+ * directories, and the profile corpora of selftests/profiles/ and
+ * profiles/ (the tests run with the current directory userspace/).
  */
 #define _GNU_SOURCE
 #include <dirent.h>

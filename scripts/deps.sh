@@ -34,7 +34,7 @@ PACKAGES=(
 	build-essential make gcc pkg-config cpio xz-utils
 	linux-headers-amd64 linux-headers-6.12-amd64
 	libnl-3-dev libnl-genl-3-dev libnl-route-3-dev libcmocka-dev
-	libibverbs-dev libmnl-dev libinih-dev
+	libibverbs-dev libmnl-dev
 	# the agent rocetuned: sd_notify, /metrics over HTTP(S), its web
 	# config (YAML, TLS, bcrypt)
 	libsystemd-dev libmicrohttpd-dev libyaml-dev libgnutls28-dev libcrypt-dev

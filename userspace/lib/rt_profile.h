@@ -2,7 +2,7 @@
 /*
  * rocetune user-space library: tuning profiles.
  *
- * A profile is a systemd-style INI file (parsed with libinih) with the
+ * A profile is a systemd-style INI file with the
  * sections [Match], [Lossless] and [DCQCN], and [Agent], [Watchdog] and
  * [Tune] for the agent rocetuned; Documentation/profiles.rst is the
  * reference of every key.  Files are read from a directory
@@ -15,6 +15,11 @@
  * Every error names file:line, the key, the value and what is allowed.
  * What depends on the NIC (a driver without a DCB operation, a vendor
  * field width) is checked when the profile is applied (rt_want.c).
+ *
+ * The implementation, one file per concern (rt_pparse.h): the key tables
+ * (rt_pkeys.c), the diagnostics (rt_pdiag.c), the values (rt_pval.c), the
+ * reader (rt_pread.c), the checks between keys (rt_pcheck.c), the loader
+ * and the matcher (rt_pload.c).
  */
 #ifndef RT_PROFILE_H
 #define RT_PROFILE_H

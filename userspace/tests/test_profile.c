@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Unit tests of lib/rt_profile.c (cmocka): every key's accepted and
- * rejected forms, the rules between keys, matching, directories, and the
- * profile corpora of selftests/profiles/ and profiles/ (the tests run
- * with the current directory userspace/).
+ * Unit tests of the profile parser (lib/rt_pkeys.c, rt_pdiag.c,
+ * rt_pval.c, rt_pread.c, rt_pcheck.c, rt_pload.c; cmocka): every key's
+ * accepted and rejected forms, the rules between keys, matching,
+ * directories, and the profile corpora of selftests/profiles/ and
+ * profiles/ (the tests run with the current directory userspace/).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -182,6 +183,8 @@ static void missing_match(void **state)
 
 static void syntax_errors(void **state)
 {
+	char text[400];
+
 	(void)state;
 	expect_one_err("[Match]\ngarbage\n", 2,
 		       "'garbage': neither Key=value nor [Section]");
@@ -194,6 +197,17 @@ static void syntax_errors(void **state)
 	expect_one_err("[Match]\n=dscp\n", 2, "no key before '='");
 	expect_one_err(L "Trust=dscp ; the RoCE class\n", 3,
 		       "';' inside a line");
+	/*
+	 * Two such lines are two errors, whatever their length (libinih,
+	 * once given the line of 250 characters cut, added "syntax error"
+	 * on the second).
+	 */
+	memset(text, 'x', 250);
+	strcpy(text + 250, "\n[Match]\ngarbage\n");
+	assert_int_equal(parse(text), -EINVAL);
+	assert_true(has_diag(&diag, "t.conf", 1, "neither Key=value"));
+	assert_true(has_diag(&diag, "t.conf", 3, "'garbage': neither Key=value"));
+	assert_int_equal(diag.n, 2);
 	/* An indented line is a key of its own, not a continuation. */
 	expect_ok(L "Trust=pcp\n    Trust=dscp\n");
 	assert_int_equal(prof.trust, RT_TRUST_DSCP);

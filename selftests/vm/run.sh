@@ -147,7 +147,10 @@ if [ ! -f "$out/status" ]; then
 		why="kernel crashed (QEMU exit $rc)"
 	fi
 	echo "rt-vm: the VM died after ${secs}s: $why" >&2
-	grep -E -m 5 'BUG|Oops|panic|WARNING|RIP:' "$out/console.log" 2>/dev/null | sed 's/^/rt-vm:   /' >&2 || true
+	# The first report of the kernel, whole (its call trace names the
+	# code): from its first line to the panic, at most 60 lines.
+	sed -n -E '/(BUG|Oops|WARNING|general protection)/,/Kernel panic/p' \
+		"$out/console.log" 2>/dev/null | head -n 60 | sed 's/^/rt-vm:   /' >&2 || true
 	if [ "$mode" = test ]; then
 		# Name the test that was running and count the rest as not run.
 		cur=$(cat "$out/current" 2>/dev/null || echo "0 -")

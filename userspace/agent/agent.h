@@ -140,7 +140,10 @@ struct ag_storm_ops {
 	int (*read_pfc)(void *arg, uint8_t *pfc_en, char *msg, size_t len);
 	/* 0 and its pfc-prevention-tout, or -errno and why */
 	int (*read_tout)(void *arg, uint16_t *ms, char *msg, size_t len);
-	/* apply @p (only the action's setting in it); 0 when in force */
+	/*
+	 * apply @p (only the action's setting in it); 0 when in force,
+	 * -EBUSY when another apply holds the NIC's lock (nothing written)
+	 */
 	int (*apply)(void *arg, const struct rt_profile *p, const char *why);
 };
 
@@ -166,8 +169,11 @@ void ag_storm_restore_profile(const struct ag_storm *s,
  * ag_storm_act() - act for @wd->acted (@fresh: the priorities new in it)
  * by @b's Action=: read what the action starts from unless read already
  * for this storm, then apply the action's setting.  0: in force; 1: the
- * apply failed (the engine rolled back); -1: skipped, nothing written,
- * @fresh taken out of @wd->acted, *@skip and @msg say why.
+ * apply failed (the engine rolled back); 2: the NIC's lock is held by
+ * another apply: nothing written, @fresh taken out of @wd->acted (act
+ * again soon; the state is read again unless an action is in force);
+ * -1: skipped, nothing written, @fresh taken out of @wd->acted, *@skip
+ * and @msg say why.
  */
 int ag_storm_act(struct ag_storm *s, struct ag_wd *wd, uint8_t fresh,
 		 const struct rt_profile *b, const struct ag_storm_ops *ops,
@@ -175,7 +181,8 @@ int ag_storm_act(struct ag_storm *s, struct ag_wd *wd, uint8_t fresh,
 /*
  * ag_storm_restore() - storms over: apply ag_storm_restore_profile() if an
  * action was written since the last restore.  0 (also when nothing was
- * to restore), 1 when the apply failed, -ENOMEM.
+ * to restore), 1 when the apply failed, 2 when the NIC's lock is held by
+ * another apply (nothing written, @s kept: restore again soon), -ENOMEM.
  */
 int ag_storm_restore(struct ag_storm *s, const struct rt_profile *b,
 		     const struct ag_storm_ops *ops, void *arg);

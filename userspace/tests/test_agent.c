@@ -163,6 +163,7 @@ struct fake_nic {
 	int pfc_err, tout_err;		/* the next reads fail with these */
 	unsigned int pfc_reads, tout_reads;
 	unsigned int applies;
+	unsigned int busy;		/* the next applies find the lock held */
 	struct rt_profile last;		/* the last profile applied */
 };
 
@@ -198,6 +199,10 @@ static int fake_apply(void *arg, const struct rt_profile *p, const char *why)
 	struct fake_nic *n = arg;
 
 	(void)why;
+	if (n->busy) {
+		n->busy--;
+		return -EBUSY;	/* nothing written */
+	}
 	n->applies++;
 	n->last = *p;
 	if (rt_profile_has(p, RT_PK_PFC))
@@ -390,6 +395,65 @@ static void storm_timeout_read_fails(void **state)
 	assert_int_equal(nic.pfc_reads, 0);
 	assert_int_equal(ag_storm_restore(&s, p, &fake_ops, &nic), 0);
 	assert_int_equal(nic.tout, 8000);
+	free(p);
+}
+
+
+/*
+ * The CLI holds the NIC's lock at STORM_START: the action writes nothing,
+ * is not taken as acted nor in force (no action reported active), and
+ * the retry reads PFC again (the CLI may have changed it) and lands;
+ * a restore that finds the lock held keeps everything for its retry.
+ */
+static void storm_lock_busy_retried(void **state)
+{
+	struct rt_profile *p = storm_profile("[Match]\nName=rsim5\n"
+		"[Watchdog]\nAction=disable-pfc\nRestoreAfterMs=1000\n");
+	struct fake_nic nic = { .pfc_en = 0x18, .busy = 3 };
+	struct ag_storm s = { 0 };
+	enum ag_skip skip = AG_SKIP_NUM;
+	struct ag_wd wd;
+	char msg[256];
+	unsigned int i;
+
+	(void)state;
+	ag_wd_init(&wd, p->wd_restore_after_ms);
+	assert_int_equal(ag_wd_storm_start(&wd, 3, 0), AG_WD_DO_ACT);
+	for (i = 0; i < 3; i++) {
+		/* The retry: priority 3 back into acted, as the daemon does. */
+		wd.acted |= 0x08;
+		assert_int_equal(ag_storm_act(&s, &wd, 0x08, p, &fake_ops, &nic,
+					      &skip, msg, sizeof(msg)), 2);
+		assert_int_equal(nic.applies, 0);
+		assert_int_equal(wd.acted, 0);
+		assert_false(s.in_force);
+		assert_false(s.saved);
+		assert_int_equal(nic.pfc_reads, i + 1);
+		/* The CLI's apply changes PFC meanwhile. */
+		nic.pfc_en = 0x38;
+	}
+	wd.acted |= 0x08;
+	assert_int_equal(ag_storm_act(&s, &wd, 0x08, p, &fake_ops, &nic,
+				      &skip, msg, sizeof(msg)), 0);
+	assert_int_equal(nic.pfc_reads, 4);
+	assert_true(s.in_force);
+	/* Only the storming bit of what the last read found. */
+	assert_pfc_only(&nic.last, 0x30);
+	assert_int_equal(nic.pfc_en, 0x30);
+
+	/* The storm is over; the lock is held at the restore: kept. */
+	ag_wd_storm_end(&wd, 3, 100);
+	assert_int_equal(ag_wd_tick(&wd, 1100), AG_WD_DO_RESTORE);
+	nic.busy = 1;
+	assert_int_equal(ag_storm_restore(&s, p, &fake_ops, &nic), 2);
+	assert_true(s.in_force);
+	assert_true(s.saved);
+	assert_int_equal(nic.pfc_en, 0x30);
+	assert_int_equal(ag_storm_restore(&s, p, &fake_ops, &nic), 0);
+	assert_pfc_only(&nic.last, 0x38);
+	assert_int_equal(nic.pfc_en, 0x38);
+	assert_false(s.in_force);
+	assert_false(s.saved);
 	free(p);
 }
 
@@ -1219,6 +1283,7 @@ int main(void)
 		cmocka_unit_test(storm_read_fails_no_pfc),
 		cmocka_unit_test(storm_read_fails_with_pfc),
 		cmocka_unit_test(storm_timeout_read_fails),
+		cmocka_unit_test(storm_lock_busy_retried),
 		cmocka_unit_test(wd_sync_lost_edges),
 		cmocka_unit_test(tune_step_cooldown_back),
 		cmocka_unit_test(tune_decrease_and_min),

@@ -342,6 +342,8 @@ struct ag_stats {
 	uint64_t writes;		/* incl. restoring writes */
 	uint64_t failures;		/* applies that did not end as wanted */
 	uint64_t drift_checks;
+	uint64_t drift_checks_skipped;	/* the NIC's lock was held */
+	uint64_t lock_busy;		/* tries that found the lock held */
 	unsigned int ndrift;
 	struct ag_drift_count drift[AG_DRIFT_KEYS];
 	uint64_t reapplies;		/* drift re-applies */

@@ -491,12 +491,28 @@ void ag_http_stop(struct ag_http *h);
 /* The socket "rocetune agent status" connects to: RUN_DIR/rocetuned.sock */
 int ag_status_path(char *buf, size_t len);
 int ag_status_listen(void);
+struct ag_status;
+struct pollfd;
+
+#define AG_STATUS_CLIENTS	16	/* served at once */
+#define AG_STATUS_TIMEOUT_MS	1000	/* a client's whole exchange */
+#define AG_STATUS_NFDS		(AG_STATUS_CLIENTS + 1)
+
 /*
- * ag_status_serve() - accept one client on @fd, read its request line
- * ("status [json] [pretty]") and answer with @fill(pr-ready FILE, json,
- * pretty, arg).
+ * ag_status_start() - listen on ag_status_path(); a client's request line
+ * ("status [json] [pretty]") is answered with @fill(FILE, json, pretty,
+ * @arg).  NULL (logged) on failure.  Nothing blocks: the caller polls
+ * the AG_STATUS_NFDS fds ag_status_pollfds() fills in (free slots with
+ * fd -1), for at most ag_status_timeout_ms() (-1: no client), then calls
+ * ag_status_run() with them.
  */
-void ag_status_serve(int fd, void (*fill)(FILE *f, bool json, bool pretty,
-					  void *arg), void *arg);
+struct ag_status *ag_status_start(void (*fill)(FILE *f, bool json,
+					       bool pretty, void *arg),
+				  void *arg);
+size_t ag_status_pollfds(const struct ag_status *s, struct pollfd *pfd);
+int ag_status_timeout_ms(const struct ag_status *s);
+void ag_status_run(struct ag_status *s, const struct pollfd *pfd);
+/* ag_status_stop() - close every client and the socket, unlink it. */
+void ag_status_stop(struct ag_status *s);
 
 #endif /* ROCETUNE_AGENT_H */

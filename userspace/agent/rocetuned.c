@@ -142,7 +142,8 @@ struct ag {
 	struct rt_nl cmd;		/* CONFIG_SET, PORT_GET */
 	bool cmd_open;
 	struct mnl_socket *rtnl;
-	int tfd, sfd, status_fd, lock_fd, ready_fd;
+	int tfd, sfd, lock_fd, ready_fd;
+	struct ag_status *status;	/* "rocetune agent status" */
 	struct ag_http *http;
 	struct ag_web *web;		/* --web.config.file, NULL: none */
 	struct ag_global g;
@@ -2446,8 +2447,8 @@ static int ag_start(struct ag *ag)
 	}
 	ag_module_open(ag, false);
 	ag->module_retry_ms = ag_now_ms() + AG_MODULE_RETRY_MS;
-	ag->status_fd = ag_status_listen();
-	if (ag->status_fd < 0)
+	ag->status = ag_status_start(ag_fill_status, ag);
+	if (!ag->status)
 		return -1;
 	if (ag->o.metrics_listen) {
 		ag->http = ag_http_start(ag->o.metrics_listen, ag->web,
@@ -2469,17 +2470,12 @@ static int ag_start(struct ag *ag)
 
 static void ag_stop(struct ag *ag)
 {
-	char path[1024];
 	size_t i;
 
 	sd_notify(0, "STOPPING=1");
 	ag_http_stop(ag->http);
 	ag_web_free(ag->web);
-	if (ag->status_fd >= 0) {
-		close(ag->status_fd);
-		if (!ag_status_path(path, sizeof(path)))
-			unlink(path);
-	}
+	ag_status_stop(ag->status);
 	for (i = 0; i < ag->n; i++)
 		ag_nic_free(ag->nics[i]);
 	free(ag->nics);
@@ -2506,11 +2502,21 @@ enum {
 	AG_FD_SIG,
 	AG_FD_TIMER,
 	AG_FD_RTNL,
-	AG_FD_STATUS,
 	AG_FD_EV,
 	AG_FD_HTTP,
-	AG_NFDS
+	AG_FD_STATUS,		/* AG_STATUS_NFDS of them */
+	AG_NFDS = AG_FD_STATUS + AG_STATUS_NFDS
 };
+
+/* The shorter of two poll() timeouts (-1: none). */
+static int ag_min_timeout(int a, int b)
+{
+	if (a < 0)
+		return b;
+	if (b < 0)
+		return a;
+	return a < b ? a : b;
+}
 
 static void ag_loop(struct ag *ag)
 {
@@ -2526,13 +2532,15 @@ static void ag_loop(struct ag *ag)
 		pfd[AG_FD_TIMER] = (struct pollfd){ ag->tfd, POLLIN, 0 };
 		pfd[AG_FD_RTNL] = (struct pollfd){
 			mnl_socket_get_fd(ag->rtnl), POLLIN, 0 };
-		pfd[AG_FD_STATUS] = (struct pollfd){ ag->status_fd, POLLIN, 0 };
+		ag_status_pollfds(ag->status, pfd + AG_FD_STATUS);
 		pfd[AG_FD_EV] = (struct pollfd){
 			ag->ev_open ? nl_socket_get_fd(ag->ev.sk) : -1,
 			POLLIN, 0 };
 		pfd[AG_FD_HTTP] = (struct pollfd){
 			ag->http ? ag_http_fd(ag->http) : -1, POLLIN, 0 };
 		timeout = ag->http ? ag_http_timeout_ms(ag->http) : -1;
+		timeout = ag_min_timeout(timeout,
+					 ag_status_timeout_ms(ag->status));
 		n = poll(pfd, AG_NFDS, timeout);
 		if (n < 0) {
 			if (errno == EINTR)
@@ -2551,8 +2559,7 @@ static void ag_loop(struct ag *ag)
 		    errno != EAGAIN)
 			ag_log(AG_WARNING, "timerfd: %s", strerror(errno));
 		ag_due(ag);
-		if (pfd[AG_FD_STATUS].revents)
-			ag_status_serve(ag->status_fd, ag_fill_status, ag);
+		ag_status_run(ag->status, pfd + AG_FD_STATUS);
 		if (ag->http)
 			ag_http_run(ag->http);
 	}
@@ -2565,7 +2572,7 @@ int main(int argc, char **argv)
 	int ret;
 
 	memset(&ag, 0, sizeof(ag));
-	ag.tfd = ag.sfd = ag.status_fd = ag.lock_fd = ag.ready_fd = -1;
+	ag.tfd = ag.sfd = ag.lock_fd = ag.ready_fd = -1;
 	ret = ag_options(&ag.o, argc, argv);
 	if (ret >= 0)
 		return ret;

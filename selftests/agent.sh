@@ -256,9 +256,9 @@ ready_notify() {
 	local sock=$WORK/notify out
 
 	RET=0
-	# WATCHDOG_USEC as systemd sets it for WatchdogSec=0.6s.
+	# WATCHDOG_USEC as systemd sets it for WatchdogSec=2s.
 	out=$(ROCETUNE_RUN_DIR=$WORK/run2 NOTIFY_SOCKET=$sock \
-		WATCHDOG_USEC=600000 python3 - "$RT_AGENT" "$sock" << 'EOF'
+		WATCHDOG_USEC=2000000 python3 - "$RT_AGENT" "$sock" << 'EOF'
 import os, socket, subprocess, sys, time
 agent, path = sys.argv[1], sys.argv[2]
 s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
@@ -269,20 +269,21 @@ msgs = []
 try:
     while not any(b"READY=1" in m for m in msgs):
         msgs.append(s.recv(4096))
-    # After READY=1: WATCHDOG=1 every 300 ms, for 2 s.
+    # After READY=1: WATCHDOG=1 every second, watched for 3 s; the
+    # largest gap counts from READY=1 and to the end of the 3 s.
     t0 = time.monotonic()
-    pings = []
+    pings = [t0]
     s.settimeout(0.1)
-    while time.monotonic() - t0 < 2:
+    while time.monotonic() - t0 < 3:
         try:
             m = s.recv(4096)
         except socket.timeout:
             continue
         if b"WATCHDOG=1" in m:
             pings.append(time.monotonic())
+    pings.append(time.monotonic())
     gaps = [b - a for a, b in zip(pings, pings[1:])]
-    print("pings", len(pings), "maxgap_ms",
-          int(max(gaps) * 1000) if gaps else -1)
+    print("pings", len(pings) - 2, "maxgap_ms", int(max(gaps) * 1000))
 finally:
     p.terminate()
     err = p.communicate(timeout=30)[1].decode()
@@ -305,9 +306,9 @@ EOF
 	grep -x "extend-before-ready" <<< "$out" > /dev/null
 	check_err $? "no EXTEND_TIMEOUT_USEC= during the start apply: $out"
 	pings=$(sed -n 's/^pings \([0-9]*\) maxgap_ms \(-*[0-9]*\)$/\1 \2/p' <<< "$out")
-	echo "# WATCHDOG=1 in the 2 s after READY=1 (WATCHDOG_USEC=600000): ${pings% *}, largest gap ${pings#* } ms"
-	[ -n "$pings" ] && [ "${pings% *}" -ge 4 ] && [ "${pings#* }" -le 600 ]
-	check_err $? "WATCHDOG=1 not every 300 ms: $out"
+	echo "# WATCHDOG=1 in the 3 s after READY=1 (WATCHDOG_USEC=2000000): ${pings% *}, largest gap ${pings#* } ms"
+	[ -n "$pings" ] && [ "${pings% *}" -ge 2 ] && [ "${pings#* }" -lt 2000 ]
+	check_err $? "no WATCHDOG=1 within the watchdog's 2 s: $out"
 	log_test "sd_notify: READY=1 after the start apply, STATUS=, EXTEND_TIMEOUT_USEC=, WATCHDOG=1"
 }
 
@@ -659,8 +660,8 @@ storm_lock_held() {
 	check_err $? "restored while the lock was held"
 	wait "$HOLD_PID"
 	HOLD_PID=
-	ms=$(pfc_within 1000 "$HDEV" 3 true)
-	check_err $? "PFC on priority 3 not restored within 1 s of the lock's release ($ms ms)"
+	ms=$(pfc_within 2000 "$HDEV" 3 true)
+	check_err $? "PFC on priority 3 not restored within 2 s of the lock's release ($ms ms)"
 	echo "# latency lock released -> PFC on again (restore, dcb): $ms ms"
 	wait_for 5 metric_is rocetune_agent_storm_action_active "$HDEV" 0
 	check_err $? "the action is still reported active after the restore"

@@ -621,6 +621,9 @@ storm_lock_held() {
 		check_err 1 "cannot inject a storm"
 	wait_log 5 "$HDEV: pause storm on priority 3: the disable-pfc action waits for the NIC's lock"
 	check_err $? "no waiting action logged: $(tail -3 "$LOG")"
+	sleep 0.5	# 10 retries
+	expect "waiting action logged (once, not at each 50 ms retry)" \
+		"$(sed -n "$((start + 1)),\$p" "$LOG" | grep -c "$HDEV: pause storm on priority 3: the disable-pfc action waits")" 1
 	t0=$(date +%s%N)
 	expect "status while the lock is held: priorities waiting" \
 		"$(status_json | jq -r ".nics[] | select(.netdev == \"$HDEV\") | .storm.waiting_prios")" 8

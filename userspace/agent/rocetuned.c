@@ -965,6 +965,8 @@ static void ag_nic_storm_act(struct ag *ag, struct ag_nic *an,
 			return;
 		}
 		if (ret < 0) {
+			/* Not for the lock: the storm retry reads again. */
+			an->storm_busy &= (uint8_t)~fresh;
 			an->st.skipped[skip]++;
 			an->storm_retry_ms = ag_now_ms() + AG_STORM_RETRY_MS;
 			/* Said once; the retries every 200 ms at debug level. */
@@ -1197,13 +1199,15 @@ static void ag_lock_retry(struct ag *ag, struct ag_nic *an)
 {
 	uint8_t fresh = an->storm_busy & an->wd.storming;
 
-	an->storm_busy = 0;
+	/* Those whose storm ended meanwhile wait no more. */
+	an->storm_busy = fresh;
 	if (fresh && an->prof && an->wd.state == AG_WD_ACTIVE) {
 		an->wd.acted |= fresh;
 		ag_nic_storm_act(ag, an, NULL, fresh, "the NIC's lock is free");
 		if (an->lock_retry_ms > ag_now_ms())
 			return;		/* still held */
 	} else {
+		an->storm_busy = 0;
 		an->storm_busy_ns = 0;
 	}
 	if (an->restore_busy && an->wd.state == AG_WD_IDLE) {

@@ -200,8 +200,21 @@ int rt_nic_lock_wait(const struct rt_nic *nic, int fds[2],
 	return 0;
 }
 
+/*
+ * Empty a lock file while still holding it: the pid in a lock file is only
+ * ever its holder's, never a stale one shown for another holder (a
+ * flock(1) writes none).  A failure leaves the old pid; nothing else.
+ */
+static void rt_lock_clear(int fd)
+{
+	if (fd >= 0 && ftruncate(fd, 0))
+		return;
+}
+
 void rt_nic_unlock(int fds[2])
 {
+	rt_lock_clear(fds[1]);
+	rt_lock_clear(fds[0]);
 	if (fds[1] >= 0)
 		close(fds[1]);	/* releases the flock */
 	if (fds[0] >= 0)

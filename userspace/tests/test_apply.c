@@ -1471,6 +1471,7 @@ static void nowait_apply_fails_at_once_while_locked(void **state)
 	struct rt_apply_opts o = { .lock_wait_ms = 0 };
 	char msg[512] = "";
 	int fds[2], status, p2c[2], c2p[2];
+	struct stat sb;
 	char c = 0;
 	double t0;
 	pid_t pid;
@@ -1514,6 +1515,11 @@ static void nowait_apply_fails_at_once_while_locked(void **state)
 	assert_int_equal(rt_apply_nic_opts(&model_ops, &f->m, &f->nic, &f->p,
 					   &o, &f->res), 0);
 	assert_int_equal(f->res.result, RT_RES_APPLIED);
+	/* Unlocked emptied: no stale pid for the next holder's message. */
+	snprintf(msg, sizeof(msg), "%s/%s.lock", getenv("ROCETUNE_RUN_DIR"),
+		 f->nic.id.netdev);
+	assert_int_equal(stat(msg, &sb), 0);
+	assert_int_equal(sb.st_size, 0);
 	close(p2c[0]);
 	close(p2c[1]);
 	close(c2p[0]);

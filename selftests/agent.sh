@@ -10,7 +10,10 @@
 # /metrics clean for promtool, a bad profile on SIGHUP that keeps the old
 # ones, a second agent refused, storm actions that survive a kill -9 of
 # the agent and a STORM_END lost in an event overrun, an action whose
-# state cannot be read not taken, and a clean stop.  Latencies the agent
+# state cannot be read not taken, a NIC lock held by another process
+# (flock(1)) that delays the storm action only until it is free, silent
+# status clients that delay no scrape, systemd's watchdog fed, and a
+# clean stop.  Latencies the agent
 # measures are printed as TAP comments ("# latency ...").
 
 ALL_TESTS="
@@ -24,6 +27,8 @@ ALL_TESTS="
 	flapping_setter_bounded
 	storm_timeout_restored
 	storm_disable_pfc_restored
+	storm_lock_held
+	status_silent_clients
 	metrics_promtool
 	prometheus_scrapes
 	sighup_bad_profile_kept
@@ -58,11 +63,13 @@ WORK=$(mktemp -d /tmp/rt-agent.XXXXXX)
 LOG=${RT_OUT:+$RT_OUT/agent-$(uname -r).log}
 LOG=${LOG:-$WORK/agent.log}
 AGENT_PID=
+HOLD_PID=
 export ROCETUNE_PROFILE_DIR=$WORK/profiles
 export ROCETUNE_RUN_DIR=$WORK/run
 mkdir -p "$ROCETUNE_PROFILE_DIR"
 
 cleanup() {
+	[ -z "$HOLD_PID" ] || kill "$HOLD_PID" 2> /dev/null
 	[ -z "$AGENT_PID" ] || kill "$AGENT_PID" 2> /dev/null
 	[ -z "$AGENT_PID" ] || wait "$AGENT_PID" 2> /dev/null
 	echo "$ID" > "$SIM_BUS/del_device" 2> /dev/null
@@ -249,8 +256,9 @@ ready_notify() {
 	local sock=$WORK/notify out
 
 	RET=0
+	# WATCHDOG_USEC as systemd sets it for WatchdogSec=2s.
 	out=$(ROCETUNE_RUN_DIR=$WORK/run2 NOTIFY_SOCKET=$sock \
-		python3 - "$RT_AGENT" "$sock" << 'EOF'
+		WATCHDOG_USEC=2000000 python3 - "$RT_AGENT" "$sock" << 'EOF'
 import os, socket, subprocess, sys, time
 agent, path = sys.argv[1], sys.argv[2]
 s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
@@ -261,9 +269,26 @@ msgs = []
 try:
     while not any(b"READY=1" in m for m in msgs):
         msgs.append(s.recv(4096))
+    # After READY=1: WATCHDOG=1 every second, watched for 3 s; the
+    # largest gap counts from READY=1 and to the end of the 3 s.
+    t0 = time.monotonic()
+    pings = [t0]
+    s.settimeout(0.1)
+    while time.monotonic() - t0 < 3:
+        try:
+            m = s.recv(4096)
+        except socket.timeout:
+            continue
+        if b"WATCHDOG=1" in m:
+            pings.append(time.monotonic())
+    pings.append(time.monotonic())
+    gaps = [b - a for a, b in zip(pings, pings[1:])]
+    print("pings", len(pings) - 2, "maxgap_ms", int(max(gaps) * 1000))
 finally:
     p.terminate()
     err = p.communicate(timeout=30)[1].decode()
+ready = next(i for i, m in enumerate(msgs) if b"READY=1" in m)
+print("extend-before-ready" if any(b"EXTEND_TIMEOUT_USEC=" in m for m in msgs[:ready]) else "no-extend")
 print(" ".join(m.decode().replace("\n", "|") for m in msgs))
 print("applied-before-ready" if "applied" in err or "already in force" in err else "no-apply")
 print("exit", p.returncode)
@@ -278,7 +303,13 @@ EOF
 	check_err $? "READY=1 before the start apply: $out"
 	grep -x "exit 0" <<< "$out" > /dev/null
 	check_err $? "SIGTERM did not exit 0: $out"
-	log_test "sd_notify: READY=1 after the start apply, STATUS="
+	grep -x "extend-before-ready" <<< "$out" > /dev/null
+	check_err $? "no EXTEND_TIMEOUT_USEC= during the start apply: $out"
+	pings=$(sed -n 's/^pings \([0-9]*\) maxgap_ms \(-*[0-9]*\)$/\1 \2/p' <<< "$out")
+	echo "# WATCHDOG=1 in the 3 s after READY=1 (WATCHDOG_USEC=2000000): ${pings% *}, largest gap ${pings#* } ms"
+	[ -n "$pings" ] && [ "${pings% *}" -ge 2 ] && [ "${pings#* }" -lt 2000 ]
+	check_err $? "no WATCHDOG=1 within the watchdog's 2 s: $out"
+	log_test "sd_notify: READY=1 after the start apply, STATUS=, EXTEND_TIMEOUT_USEC=, WATCHDOG=1"
 }
 
 hotplug_applies() {
@@ -532,6 +563,165 @@ storm_disable_pfc_restored() {
 	expect "the agent's storm handling" "$(storm_sequence "$start")" \
 		"act end hold-over restore "
 	log_test "storm: Action=disable-pfc applied (dcb), held, restored"
+}
+
+# hold_lock NETDEV SECS: hold the NIC's lock as "rocetune profile apply"
+# does (flock(2) on RUN_DIR/NETDEV.lock, here flock(1)) for SECS, in the
+# background ($HOLD_PID); returns once it is held.
+hold_lock() {
+	flock -o "$ROCETUNE_RUN_DIR/$1.lock" sleep "$2" &
+	HOLD_PID=$!
+	wait_for 10 lock_held "$1"
+}
+
+lock_held() {
+	! flock -n "$ROCETUNE_RUN_DIR/$1.lock" true
+}
+
+# metric NAME NETDEV: the value of the agent's series NAME{netdev=NETDEV}.
+metric() {
+	curl -sf "http://127.0.0.1:$PORT/metrics" |
+		sed -n "s/^$1{netdev=\"$2\"} //p"
+}
+
+metric_is() {
+	[ "$(metric "$1" "$2")" = "$3" ]
+}
+
+# pfc_within MS NETDEV PRIO STATE: poll dcb every 50 ms until PRIO's PFC
+# is STATE; prints the milliseconds it took.
+pfc_within() {
+	local t0 t1
+
+	t0=$(date +%s%N)
+	while ! pfc_is "$2" "$3" "$4"; do
+		[ $(($(date +%s%N) - t0)) -lt 10000000000 ] || break
+		sleep 0.05
+	done
+	t1=$(date +%s%N)
+	echo $(((t1 - t0) / 1000000))
+	pfc_is "$2" "$3" "$4" && [ $(((t1 - t0) / 1000000)) -lt "$1" ]
+}
+
+# A CLI applying a profile holds the NIC's lock when a storm starts: the
+# agent writes nothing and reports no action while it cannot write, keeps
+# serving (status answers), skips its drift checks, and the action lands
+# as soon as the lock is free; the same for the restore.
+storm_lock_held() {
+	local t0 t1 ms start s0
+
+	RET=0
+	pfc_is "$HDEV" 3 true
+	check_err $? "PFC on priority 3 of $HDEV not on before the storm"
+	start=$(wc -l < "$LOG")
+	s0=$(metric rocetune_agent_drift_checks_skipped_total "$HDEV")
+	hold_lock "$HDEV" 5
+	check_err $? "flock(1) did not take $ROCETUNE_RUN_DIR/$HDEV.lock"
+	echo "3 1000 0" > "$DFS/$HID/pfc_storm" ||
+		check_err 1 "cannot inject a storm"
+	wait_log 5 "$HDEV: pause storm on priority 3: the disable-pfc action waits for the NIC's lock"
+	check_err $? "no waiting action logged: $(tail -3 "$LOG")"
+	sleep 0.5	# 10 retries
+	expect "waiting action logged (once, not at each 50 ms retry)" \
+		"$(sed -n "$((start + 1)),\$p" "$LOG" | grep -c "$HDEV: pause storm on priority 3: the disable-pfc action waits")" 1
+	t0=$(date +%s%N)
+	expect "status while the lock is held: priorities waiting" \
+		"$(status_json | jq -r ".nics[] | select(.netdev == \"$HDEV\") | .storm.waiting_prios")" 8
+	t1=$(date +%s%N)
+	echo "# rocetune agent status while a storm action waits for the lock: $(((t1 - t0) / 1000000)) ms"
+	expect "rocetune_agent_storm_action_active while it cannot write" \
+		"$(metric rocetune_agent_storm_action_active "$HDEV")" 0
+	pfc_is "$HDEV" 3 true
+	check_err $? "PFC on priority 3 written while the lock was held"
+	lock_held "$HDEV"
+	check_err $? "the hold ended before the checks: they prove nothing"
+	wait "$HOLD_PID"
+	HOLD_PID=
+	ms=$(pfc_within 1000 "$HDEV" 3 false)
+	check_err $? "PFC on priority 3 not off within 1 s of the lock's release ($ms ms)"
+	echo "# latency lock released -> PFC off on priority 3 (dcb, polled every 50 ms): $ms ms"
+	pfc_is "$HDEV" 4 true
+	check_err $? "storm: PFC on priority 4 was turned off too"
+	wait_log 5 "$HDEV: pause storm on priority 3: PFC off on it in force"
+	check_err $? "no action logged"
+	expect "rocetune_agent_storm_action_active once written" \
+		"$(metric rocetune_agent_storm_action_active "$HDEV")" 1
+	[ "$(metric rocetune_agent_drift_checks_skipped_total "$HDEV")" -gt "${s0:-0}" ]
+	check_err $? "no drift check skipped during the hold (PollIntervalSec=1)"
+	sed -n "$((start + 1)),\$p" "$LOG" | grep -E "$HDEV: drift" > /dev/null
+	check_fail $? "a drift was taken during the hold: $(grep "$HDEV: drift" "$LOG" | tail -1)"
+
+	# The restore (RestoreAfterMs=1500) falls within a hold of 4 s.
+	storm_stop "$HID"
+	wait_log 10 "$HDEV: pause storm on priority 3 over after"
+	check_err $? "no storm end"
+	hold_lock "$HDEV" 4
+	check_err $? "flock(1) did not take the lock again"
+	wait_log 5 "$HDEV: pause storms over for 1500 ms"
+	check_err $? "no restore started"
+	pfc_is "$HDEV" 3 false && lock_held "$HDEV"
+	check_err $? "restored while the lock was held"
+	wait "$HOLD_PID"
+	HOLD_PID=
+	ms=$(pfc_within 2000 "$HDEV" 3 true)
+	check_err $? "PFC on priority 3 not restored within 2 s of the lock's release ($ms ms)"
+	echo "# latency lock released -> PFC on again (restore, dcb): $ms ms"
+	wait_for 5 metric_is rocetune_agent_storm_action_active "$HDEV" 0
+	check_err $? "the action is still reported active after the restore"
+	log_test "storm: a NIC lock held by another apply delays the action only until it is free"
+}
+
+# Five clients connect to the status socket and say nothing: "rocetune
+# agent status" and a scrape still answer within 1 s (each silent client
+# used to cost the loop 1 s).
+status_silent_clients() {
+	local out rc ms len
+
+	RET=0
+	out=$(python3 - "$ROCETUNE_RUN_DIR/rocetuned.sock" "$RT_CLI" \
+		"http://127.0.0.1:$PORT/metrics" << 'EOF'
+import socket, subprocess, sys, time, urllib.request
+path, cli, url = sys.argv[1:4]
+silent = []
+for i in range(5):
+    c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    c.connect(path)
+    silent.append(c)
+time.sleep(0.2)
+t0 = time.monotonic()
+r = subprocess.run([cli, "-j", "agent", "status"], capture_output=True,
+                   timeout=30)
+t1 = time.monotonic()
+body = urllib.request.urlopen(url, timeout=30).read()
+t2 = time.monotonic()
+print("status", r.returncode, int((t1 - t0) * 1000))
+print("scrape", len(body), int((t2 - t1) * 1000))
+# The silent ones are closed by the agent after its 1 s.
+closed = 0
+for c in silent:
+    c.settimeout(5)
+    try:
+        closed += c.recv(1) == b""
+    except OSError:
+        pass
+print("closed", closed)
+EOF
+	)
+	check_err $? "the silent clients' script failed: $out"
+	read -r _ rc ms <<< "$(grep '^status ' <<< "$out")"
+	echo "# rocetune agent status with 5 silent clients: $ms ms"
+	expect "agent status exit" "$rc" 0
+	[ -n "$ms" ] && [ "$ms" -lt 1000 ]
+	check_err $? "agent status took $ms ms: $out"
+	read -r _ len ms <<< "$(grep '^scrape ' <<< "$out")"
+	echo "# /metrics scrape with 5 silent status clients: $ms ms ($len bytes)"
+	[ -n "$ms" ] && [ "$ms" -lt 1000 ] && [ "$len" -gt 0 ]
+	check_err $? "the scrape took $ms ms: $out"
+	expect "silent clients closed by the agent" \
+		"$(sed -n 's/^closed //p' <<< "$out")" 5
+	agent_alive
+	check_err $? "the agent died"
+	log_test "status: 5 silent clients delay neither agent status nor a scrape"
 }
 
 metrics_promtool() {

@@ -284,6 +284,13 @@ static void ag_write_nics(FILE *f, const struct ag_stats *const *nics,
 	AG_NIC_U64(f, nics, n, "rocetune_agent_drift_checks_total", "counter",
 		   "Comparisons of a NIC with its profile (notifications and polls).",
 		   drift_checks);
+	AG_NIC_U64(f, nics, n, "rocetune_agent_drift_checks_skipped_total",
+		   "counter",
+		   "Comparisons skipped because another process (rocetune profile apply) held the NIC's lock; they run when it is free.",
+		   drift_checks_skipped);
+	AG_NIC_U64(f, nics, n, "rocetune_agent_lock_busy_total", "counter",
+		   "Applies and comparisons that found the NIC's lock held by another process and were tried again without waiting.",
+		   lock_busy);
 	for (i = 0; i < n; i++) {
 		for (j = 0; j < nics[i]->ndrift; j++) {
 			ag_fam_sample(&drift, NULL);

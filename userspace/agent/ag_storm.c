@@ -125,6 +125,7 @@ int ag_storm_act(struct ag_storm *s, struct ag_wd *wd, uint8_t fresh,
 		 void *arg, enum ag_skip *skip, char *msg, size_t len)
 {
 	struct rt_profile *ap;
+	bool was;
 	int err;
 
 	if (msg && len)
@@ -148,9 +149,22 @@ int ag_storm_act(struct ag_storm *s, struct ag_wd *wd, uint8_t fresh,
 		goto skipped;
 	}
 	ag_storm_only(ap);
+	was = s->in_force;
 	s->in_force = true;
 	err = ops->apply(arg, ap, "storm action");
 	free(ap);
+	if (err == -EBUSY) {
+		/*
+		 * Another apply holds the NIC: nothing written.  Not acted;
+		 * the retry reads again (that apply may change PFC) unless
+		 * an action is in force already (its read is the restore's).
+		 */
+		s->in_force = was;
+		if (!was)
+			s->saved = false;
+		wd->acted &= (uint8_t)~fresh;
+		return 2;
+	}
 	return err ? 1 : 0;
 
 skipped:
@@ -163,20 +177,24 @@ int ag_storm_restore(struct ag_storm *s, const struct rt_profile *b,
 		     const struct ag_storm_ops *ops, void *arg)
 {
 	struct rt_profile *rp;
-	bool was = s->in_force;
 	int err;
 
-	s->in_force = false;
-	if (!was || b->wd_action == RT_WD_ALERT) {
+	if (!s->in_force || b->wd_action == RT_WD_ALERT) {
+		s->in_force = false;
 		s->saved = false;
 		return 0;
 	}
 	rp = malloc(sizeof(*rp));
-	if (!rp)
+	if (!rp) {
+		s->in_force = false;
 		return -ENOMEM;
+	}
 	ag_storm_restore_profile(s, b, rp);
-	s->saved = false;
 	err = ops->apply(arg, rp, "storm restore");
 	free(rp);
+	if (err == -EBUSY)
+		return 2;	/* nothing written: all kept for the retry */
+	s->in_force = false;
+	s->saved = false;
 	return err ? 1 : 0;
 }

@@ -140,7 +140,10 @@ struct ag_storm_ops {
 	int (*read_pfc)(void *arg, uint8_t *pfc_en, char *msg, size_t len);
 	/* 0 and its pfc-prevention-tout, or -errno and why */
 	int (*read_tout)(void *arg, uint16_t *ms, char *msg, size_t len);
-	/* apply @p (only the action's setting in it); 0 when in force */
+	/*
+	 * apply @p (only the action's setting in it); 0 when in force,
+	 * -EBUSY when another apply holds the NIC's lock (nothing written)
+	 */
 	int (*apply)(void *arg, const struct rt_profile *p, const char *why);
 };
 
@@ -166,8 +169,11 @@ void ag_storm_restore_profile(const struct ag_storm *s,
  * ag_storm_act() - act for @wd->acted (@fresh: the priorities new in it)
  * by @b's Action=: read what the action starts from unless read already
  * for this storm, then apply the action's setting.  0: in force; 1: the
- * apply failed (the engine rolled back); -1: skipped, nothing written,
- * @fresh taken out of @wd->acted, *@skip and @msg say why.
+ * apply failed (the engine rolled back); 2: the NIC's lock is held by
+ * another apply: nothing written, @fresh taken out of @wd->acted (act
+ * again soon; the state is read again unless an action is in force);
+ * -1: skipped, nothing written, @fresh taken out of @wd->acted, *@skip
+ * and @msg say why.
  */
 int ag_storm_act(struct ag_storm *s, struct ag_wd *wd, uint8_t fresh,
 		 const struct rt_profile *b, const struct ag_storm_ops *ops,
@@ -175,7 +181,8 @@ int ag_storm_act(struct ag_storm *s, struct ag_wd *wd, uint8_t fresh,
 /*
  * ag_storm_restore() - storms over: apply ag_storm_restore_profile() if an
  * action was written since the last restore.  0 (also when nothing was
- * to restore), 1 when the apply failed, -ENOMEM.
+ * to restore), 1 when the apply failed, 2 when the NIC's lock is held by
+ * another apply (nothing written, @s kept: restore again soon), -ENOMEM.
  */
 int ag_storm_restore(struct ag_storm *s, const struct rt_profile *b,
 		     const struct ag_storm_ops *ops, void *arg);
@@ -335,6 +342,8 @@ struct ag_stats {
 	uint64_t writes;		/* incl. restoring writes */
 	uint64_t failures;		/* applies that did not end as wanted */
 	uint64_t drift_checks;
+	uint64_t drift_checks_skipped;	/* the NIC's lock was held */
+	uint64_t lock_busy;		/* tries that found the lock held */
 	unsigned int ndrift;
 	struct ag_drift_count drift[AG_DRIFT_KEYS];
 	uint64_t reapplies;		/* drift re-applies */
@@ -482,12 +491,28 @@ void ag_http_stop(struct ag_http *h);
 /* The socket "rocetune agent status" connects to: RUN_DIR/rocetuned.sock */
 int ag_status_path(char *buf, size_t len);
 int ag_status_listen(void);
+struct ag_status;
+struct pollfd;
+
+#define AG_STATUS_CLIENTS	16	/* served at once */
+#define AG_STATUS_TIMEOUT_MS	1000	/* a client's whole exchange */
+#define AG_STATUS_NFDS		(AG_STATUS_CLIENTS + 1)
+
 /*
- * ag_status_serve() - accept one client on @fd, read its request line
- * ("status [json] [pretty]") and answer with @fill(pr-ready FILE, json,
- * pretty, arg).
+ * ag_status_start() - listen on ag_status_path(); a client's request line
+ * ("status [json] [pretty]") is answered with @fill(FILE, json, pretty,
+ * @arg).  NULL (logged) on failure.  Nothing blocks: the caller polls
+ * the AG_STATUS_NFDS fds ag_status_pollfds() fills in (free slots with
+ * fd -1), for at most ag_status_timeout_ms() (-1: no client), then calls
+ * ag_status_run() with them.
  */
-void ag_status_serve(int fd, void (*fill)(FILE *f, bool json, bool pretty,
-					  void *arg), void *arg);
+struct ag_status *ag_status_start(void (*fill)(FILE *f, bool json,
+					       bool pretty, void *arg),
+				  void *arg);
+size_t ag_status_pollfds(const struct ag_status *s, struct pollfd *pfd);
+int ag_status_timeout_ms(const struct ag_status *s);
+void ag_status_run(struct ag_status *s, const struct pollfd *pfd);
+/* ag_status_stop() - close every client and the socket, unlink it. */
+void ag_status_stop(struct ag_status *s);
 
 #endif /* ROCETUNE_AGENT_H */

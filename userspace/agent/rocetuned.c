@@ -57,6 +57,7 @@
 #define AG_RESCAN_RETRY_MS	50	/* a new device is no NIC yet: look */
 #define AG_RESCAN_RETRY_MAX_MS	1000	/* again, backing off to 1 s, */
 #define AG_RESCAN_WINDOW_MS	30000	/* for 30 s */
+#define AG_LOCK_RETRY_MS	50	/* another apply holds a NIC's lock */
 
 enum ag_drift_state {
 	AG_DRIFT_NONE,		/* as the profile says */
@@ -100,6 +101,20 @@ struct ag_nic {
 	enum ag_tune_reason tune_logged;	/* last hold reason logged */
 	bool tune_unavailable;		/* logged: the metric is absent */
 	bool journal_stuck;		/* at the last drift check */
+	/*
+	 * Another process (the CLI, a rocetune-apply@ unit) holds the NIC's
+	 * lock: nothing waits for it in the loop; what found it held is
+	 * tried again every AG_LOCK_RETRY_MS (ag_lock_retry()).
+	 */
+	uint64_t lock_retry_ms;		/* the next try, 0: nothing waits */
+	uint64_t lock_since_ms;		/* found held since, 0: free */
+	uint8_t storm_busy;		/* priorities whose action waits */
+	uint64_t storm_busy_ns;		/* the event the first one answers */
+	bool restore_busy;		/* the storm restore waits */
+	bool apply_busy;		/* the profile's apply waits */
+	char apply_busy_why[32];
+	uint64_t apply_busy_origin_ns;	/* a hotplug's, for its latency */
+	bool check_busy;		/* a drift check waits */
 	struct ag_stats st;
 };
 
@@ -127,7 +142,8 @@ struct ag {
 	struct rt_nl cmd;		/* CONFIG_SET, PORT_GET */
 	bool cmd_open;
 	struct mnl_socket *rtnl;
-	int tfd, sfd, status_fd, lock_fd, ready_fd;
+	int tfd, sfd, lock_fd, ready_fd;
+	struct ag_status *status;	/* "rocetune agent status" */
 	struct ag_http *http;
 	struct ag_web *web;		/* --web.config.file, NULL: none */
 	struct ag_global g;
@@ -138,6 +154,9 @@ struct ag {
 	uint64_t module_retry_ms;
 	uint64_t periodic_rescan_ms;
 	char reload_error[RT_DIAG_LEN];
+	bool ready;			/* READY=1 sent */
+	uint64_t watchdog_ms;		/* WatchdogSec=, 0: none */
+	uint64_t watchdog_due_ms;	/* the next WATCHDOG=1 */
 	bool stop;
 };
 
@@ -259,16 +278,73 @@ static void ag_log_result(const struct ag_nic *an, const struct rt_profile *p,
 		ag_log(AG_WARNING, "%s: %s", nd, res->warning);
 }
 
-/* Apply @p to @an for real; the result is in ag->res.  0 when in force. */
+/* systemd's watchdog (WatchdogSec=): WATCHDOG=1 at half its period. */
+static void ag_watchdog(struct ag *ag)
+{
+	uint64_t now;
+
+	if (!ag->watchdog_ms)
+		return;
+	now = ag_now_ms();
+	if (now < ag->watchdog_due_ms)
+		return;
+	sd_notify(0, "WATCHDOG=1");
+	ag->watchdog_due_ms = now + ag->watchdog_ms / 2;
+}
+
+/*
+ * Another process holds @an's lock (@msg says who): try again in
+ * AG_LOCK_RETRY_MS, never waiting in the loop.  Said once per hold.
+ */
+static void ag_lock_busy(struct ag_nic *an, const char *msg, const char *why)
+{
+	uint64_t now = ag_now_ms();
+
+	an->st.lock_busy++;
+	if (!an->lock_since_ms) {
+		an->lock_since_ms = now;
+		ag_log(AG_NOTICE, "%s: %s (%s): the agent does not wait; it tries again every %u ms",
+		       an->nic.id.netdev, msg, why, AG_LOCK_RETRY_MS);
+	}
+	an->lock_retry_ms = now + AG_LOCK_RETRY_MS;
+}
+
+/* The lock was free for what tried it. */
+static void ag_lock_free(struct ag_nic *an)
+{
+	if (!an->lock_since_ms)
+		return;
+	ag_log(AG_NOTICE, "%s: the NIC's lock is free again after %" PRIu64 " ms",
+	       an->nic.id.netdev, ag_now_ms() - an->lock_since_ms);
+	an->lock_since_ms = 0;
+}
+
+/* A start-up apply may take long (mlx5 flaps the link on a PFC change). */
+#define AG_START_EXTEND_US	30000000u
+
+/*
+ * Apply @p to @an for real, without waiting for its lock; the result is
+ * in ag->res.  0 when in force, -EBUSY when another process holds the
+ * NIC's lock (nothing read or written: the caller tries again).
+ */
 static int ag_apply(struct ag *ag, struct ag_nic *an,
 		    const struct rt_profile *p, const char *why)
 {
+	struct rt_apply_opts o = { .lock_wait_ms = 0 };
 	struct rt_apply_result *res = ag->res;
 	uint64_t t0 = ag_now_ns();
 	int ret;
 
-	ret = rt_apply_nic(&rt_backend_sys, &ag->ctx, &an->nic, p, false,
-			   res);
+	ag_watchdog(ag);
+	if (!ag->ready)
+		sd_notifyf(0, "EXTEND_TIMEOUT_USEC=%u", AG_START_EXTEND_US);
+	ret = rt_apply_nic_opts(&rt_backend_sys, &ag->ctx, &an->nic, p, &o,
+				res);
+	if (res->lock_busy) {
+		ag_lock_busy(an, res->error, why);
+		return -EBUSY;
+	}
+	ag_lock_free(an);
 	an->st.applies[res->result]++;
 	an->st.writes += res->writes + res->restore_writes +
 			 res->recovered_writes;
@@ -281,6 +357,39 @@ static int ag_apply(struct ag *ag, struct ag_nic *an,
 	an->applied_once = true;
 	ag_log_result(an, p, why, res, (double)(ag_now_ns() - t0) / 1e6);
 	return ret;
+}
+
+/*
+ * Apply the profile in force (@why: "start", "hotplug", ...); while
+ * another process holds the NIC's lock it waits in @an, tried again by
+ * ag_lock_retry().  @origin_ns: the hotplug it answers (its latency is
+ * logged when applied), 0 if none.
+ */
+static void ag_apply_profile(struct ag *ag, struct ag_nic *an,
+			     const char *why, uint64_t origin_ns)
+{
+	double lat;
+	int ret;
+
+	ret = ag_apply(ag, an, ag_profile(an), why);
+	if (ret == -EBUSY) {
+		if (!an->apply_busy || !an->apply_busy_origin_ns)
+			an->apply_busy_origin_ns = origin_ns;
+		an->apply_busy = true;
+		snprintf(an->apply_busy_why, sizeof(an->apply_busy_why), "%s",
+			 why);
+		return;
+	}
+	an->apply_busy = false;
+	if (an->apply_busy_origin_ns && !origin_ns)
+		origin_ns = an->apply_busy_origin_ns;
+	an->apply_busy_origin_ns = 0;
+	if (origin_ns) {
+		lat = (double)(ag_now_ns() - origin_ns) / 1e9;
+		ag_hist_add(&ag->g.hotplug_latency, lat);
+		ag_log(AG_NOTICE, "%s: hotplug -> profile applied in %.1f ms",
+		       an->nic.id.netdev, lat * 1e3);
+	}
 }
 
 /* The module's storm threshold for this NIC's device ([Watchdog] StormMs=). */
@@ -418,7 +527,6 @@ static void ag_add(struct ag *ag, const struct rt_nic *nic,
 		   uint64_t origin_ns, const char *why)
 {
 	struct ag_nic *an, **v;
-	double lat;
 
 	an = calloc(1, sizeof(*an));
 	v = realloc(ag->nics, (ag->n + 1) * sizeof(*v));
@@ -453,14 +561,8 @@ static void ag_add(struct ag *ag, const struct rt_nic *nic,
 	if (an->prof->wd_action != RT_WD_ALERT)
 		ag_storm_recall(an);
 	ag_storm_resync(ag, an, why);
-	ag_apply(ag, an, ag_profile(an), why);
+	ag_apply_profile(ag, an, why, origin_ns);
 	ag_storm_ms(ag, an);
-	if (origin_ns) {
-		lat = (double)(ag_now_ns() - origin_ns) / 1e9;
-		ag_hist_add(&ag->g.hotplug_latency, lat);
-		ag_log(AG_NOTICE, "%s: hotplug -> profile applied in %.1f ms",
-		       nic->id.netdev, lat * 1e3);
-	}
 }
 
 /*
@@ -536,12 +638,13 @@ static int ag_journal_check(struct ag *ag, struct ag_nic *an)
 	       an->nic.id.netdev, p->name);
 	ag_rl_init(&an->rl, p->max_reapplies, p->reapply_window_s);
 	an->drift = AG_DRIFT_NONE;
-	ag_apply(ag, an, p, "journal gone");
+	ag_apply_profile(ag, an, "journal gone", 0);
 	return 1;
 }
 
 static void ag_check(struct ag *ag, struct ag_nic *an, const char *why)
 {
+	struct rt_apply_opts o = { .dry_run = true, .dry_run_locked = true };
 	const struct rt_profile *p = ag_profile(an);
 	struct rt_apply_result *res = ag->res;
 	char name[64], a[256], b[256], desc[sizeof(an->drift_desc)];
@@ -553,8 +656,22 @@ static void ag_check(struct ag *ag, struct ag_nic *an, const char *why)
 
 	if (!p || ag_journal_check(ag, an))
 		return;
+	/*
+	 * Under the NIC's lock, not waiting: while another process applies
+	 * (the CLI, a rocetune-apply@ unit) the NIC is half-way between two
+	 * states.  Then this round is skipped (no drift, nothing counted
+	 * against MaxReapplies=) and the check runs when the lock is free.
+	 */
+	rt_apply_nic_opts(&rt_backend_sys, &ag->ctx, &an->nic, p, &o, res);
+	if (res->lock_busy) {
+		an->check_busy = true;
+		an->st.drift_checks_skipped++;
+		ag_lock_busy(an, res->error, why);
+		return;
+	}
+	an->check_busy = false;
+	ag_lock_free(an);
 	an->st.drift_checks++;
-	rt_apply_nic(&rt_backend_sys, &ag->ctx, &an->nic, p, true, res);
 	if (res->result == RT_RES_UNCHANGED) {
 		if (an->drift == AG_DRIFT_REPORTED)
 			ag_log(AG_NOTICE, "%s: as profile %s says again (%s)",
@@ -630,7 +747,7 @@ static void ag_check(struct ag *ag, struct ag_nic *an, const char *why)
 	}
 	an->drift = AG_DRIFT_REAPPLIED;
 	an->st.reapplies++;
-	ag_apply(ag, an, p, "drift");
+	ag_apply_profile(ag, an, "drift", 0);
 }
 
 /* Pause storms ---------------------------------------------------------- */
@@ -821,15 +938,35 @@ static void ag_nic_storm_act(struct ag *ag, struct ag_nic *an,
 	const char *nd = an->nic.id.netdev;
 	char prios[32], msg[512], when[96];
 	enum ag_skip skip = AG_SKIP_PFC_READ;
-	uint64_t now;
+	uint64_t now, origin = 0;
 	double lat = -1;
 	int ret = 0;
 
+	if (ev && rt_has(ev->attrs, ROCETUNE_A_EVENT_TIME_NS))
+		origin = ev->time_ns;
+	else if (!ev && an->storm_busy_ns)
+		origin = an->storm_busy_ns;	/* the action that waited */
+	/* A storm again: no restore waits any more. */
+	an->restore_busy = false;
 	ag_prios(fresh, prios, sizeof(prios));
 	if (act != AG_ACT_ALERT) {
 		ret = ag_storm_act(&an->storm, &an->wd, fresh, p, &ag_storm_sys,
 				   &io, &skip, msg, sizeof(msg));
+		if (ret == 2) {
+			/* Nothing written, nothing in force: act when free. */
+			if (!an->storm_busy)
+				an->storm_busy_ns = origin ? origin :
+						    ag_now_ns();
+			if ((an->storm_busy | fresh) != an->storm_busy)
+				ag_log(AG_WARNING, "%s: pause storm on priority %s: the %s action waits for the NIC's lock (%s): nothing written yet; it is taken as soon as the lock is free",
+				       nd, prios, ag_act_name(act),
+				       ag->res->error);
+			an->storm_busy |= fresh;
+			return;
+		}
 		if (ret < 0) {
+			/* Not for the lock: the storm retry reads again. */
+			an->storm_busy &= (uint8_t)~fresh;
 			an->st.skipped[skip]++;
 			an->storm_retry_ms = ag_now_ms() + AG_STORM_RETRY_MS;
 			/* Said once; the retries every 200 ms at debug level. */
@@ -845,16 +982,20 @@ static void ag_nic_storm_act(struct ag *ag, struct ag_nic *an,
 			       an->storm_skips == 1 ? "" : "s");
 		an->storm_skips = 0;
 		an->storm_retry_ms = 0;
-		an->st.action_active = an->storm.in_force;
+		an->storm_busy &= (uint8_t)~fresh;
+		if (!an->storm_busy)
+			an->storm_busy_ns = 0;
+		/* Active only when written: a failed apply rolled back. */
+		if (!ret)
+			an->st.action_active = true;
 		if (ag_eff_build(an))
 			ag_log(AG_ERR, "%s: out of memory", nd);
 		ag_storm_persist(an);
 	}
 	now = ag_now_ns();
 	an->st.actions[act]++;
-	if (ev && rt_has(ev->attrs, ROCETUNE_A_EVENT_TIME_NS) && ev->time_ns &&
-	    ev->time_ns <= now) {
-		lat = (double)(now - ev->time_ns) / 1e9;
+	if (origin && origin <= now) {
+		lat = (double)(now - origin) / 1e9;
 		if (!ret) {
 			ag_hist_add(&ag->g.storm_latency, lat);
 			an->st.last_action_latency_s = lat;
@@ -881,13 +1022,17 @@ static void ag_nic_storm_restore(struct ag *ag, struct ag_nic *an)
 {
 	struct ag_storm_io io = { ag, an };
 	bool was = an->storm.in_force;
+	int ret;
 
-	an->st.action_active = false;
 	an->storm_retry_ms = 0;
 	an->storm_skips = 0;
+	an->storm_busy = 0;
+	an->storm_busy_ns = 0;
 	/* The action's part goes; a [Tune] value stays in force. */
 	an->wd.acted = 0;
 	if (!an->prof || an->prof->wd_action == RT_WD_ALERT || !was) {
+		an->st.action_active = false;
+		an->restore_busy = false;
 		an->storm.in_force = false;
 		an->storm.saved = false;
 		if (ag_eff_build(an)) {
@@ -900,11 +1045,21 @@ static void ag_nic_storm_restore(struct ag *ag, struct ag_nic *an)
 		       " (no action was in force: nothing to restore)" : "");
 		return;
 	}
-	an->st.actions[AG_ACT_RESTORE]++;
-	ag_log(AG_NOTICE, "%s: pause storms over for %u ms (RestoreAfterMs=): restoring profile %s",
-	       an->nic.id.netdev, an->prof->wd_restore_after_ms,
-	       an->prof->name);
-	if (ag_storm_restore(&an->storm, an->prof, &ag_storm_sys, &io) < 0)
+	if (!an->restore_busy) {
+		an->st.actions[AG_ACT_RESTORE]++;
+		ag_log(AG_NOTICE, "%s: pause storms over for %u ms (RestoreAfterMs=): restoring profile %s",
+		       an->nic.id.netdev, an->prof->wd_restore_after_ms,
+		       an->prof->name);
+	}
+	ret = ag_storm_restore(&an->storm, an->prof, &ag_storm_sys, &io);
+	if (ret == 2) {
+		/* Nothing written: the action stays in force until then. */
+		an->restore_busy = true;
+		return;
+	}
+	an->restore_busy = false;
+	an->st.action_active = false;
+	if (ret < 0)
 		ag_log(AG_ERR, "%s: out of memory", an->nic.id.netdev);
 	if (ag_eff_build(an)) {
 		free(an->eff);
@@ -1033,6 +1188,40 @@ static void ag_storm_event(struct ag *ag, const struct rt_event *ev)
 			ag_log(AG_INFO, "%s: restoring in %u ms unless a storm starts again",
 			       an->nic.id.netdev, an->prof->wd_restore_after_ms);
 	}
+}
+
+/*
+ * What found the NIC's lock held, once more (every AG_LOCK_RETRY_MS until
+ * the lock is free): first a storm action, then its restore, the
+ * profile's apply and the drift check.
+ */
+static void ag_lock_retry(struct ag *ag, struct ag_nic *an)
+{
+	uint8_t fresh = an->storm_busy & an->wd.storming;
+
+	/* Those whose storm ended meanwhile wait no more. */
+	an->storm_busy = fresh;
+	if (fresh && an->prof && an->wd.state == AG_WD_ACTIVE) {
+		an->wd.acted |= fresh;
+		ag_nic_storm_act(ag, an, NULL, fresh, "the NIC's lock is free");
+		if (an->lock_retry_ms > ag_now_ms())
+			return;		/* still held */
+	} else {
+		an->storm_busy = 0;
+		an->storm_busy_ns = 0;
+	}
+	if (an->restore_busy && an->wd.state == AG_WD_IDLE) {
+		ag_nic_storm_restore(ag, an);
+		if (an->restore_busy)
+			return;
+	}
+	if (an->apply_busy && an->prof) {
+		ag_apply_profile(ag, an, an->apply_busy_why, 0);
+		if (an->apply_busy)
+			return;
+	}
+	if (an->check_busy)
+		ag_check(ag, an, "the NIC's lock is free");
 }
 
 /* Closed loop: [Tune] --------------------------------------------------- */
@@ -1173,8 +1362,12 @@ static void ag_tune_tick(struct ag *ag, struct ag_nic *an)
 
 	ag_tune_decide(&an->tr, &an->ts, &in, &d);
 	applied = false;
-	if (d.action != AG_TUNE_HOLD)
-		applied = !ag_tune_write(ag, an, d.to);
+	if (d.action != AG_TUNE_HOLD) {
+		err = ag_tune_write(ag, an, d.to);
+		if (err == -EBUSY)
+			return;	/* another apply: decide at the next sample */
+		applied = !err;
+	}
 	if (in.fresh)
 		an->tune_sample_ns = applied ? ag_now_ns() : sample_ns;
 	was = an->ts.stopped;
@@ -1553,7 +1746,7 @@ static void ag_reload(struct ag *ag)
 			       an->nic.id.netdev);
 			continue;
 		}
-		ag_apply(ag, an, ag_profile(an), "reload");
+		ag_apply_profile(ag, an, "reload", 0);
 		ag_storm_ms(ag, an);
 	}
 	rt_profile_set_free(&old);
@@ -1588,9 +1781,11 @@ static void ag_arm_timer(struct ag *ag)
 		due = ag_min_due(due, an->dcb_due_ms);
 		due = ag_min_due(due, ag_wd_deadline(&an->wd));
 		due = ag_min_due(due, an->storm_retry_ms);
+		due = ag_min_due(due, an->lock_retry_ms);
 		if (an->tune)
 			due = ag_min_due(due, an->tune_due_ms);
 	}
+	due = ag_min_due(due, ag->watchdog_due_ms);
 	if (!due)
 		due = ag_now_ms() + 60000;
 	its.it_value.tv_sec = (time_t)(due / 1000);
@@ -1636,6 +1831,10 @@ static void ag_due(struct ag *ag)
 	for (i = 0; i < ag->n; i++) {
 		an = ag->nics[i];
 		now = ag_now_ms();
+		if (an->lock_retry_ms && an->lock_retry_ms <= now) {
+			an->lock_retry_ms = 0;
+			ag_lock_retry(ag, an);
+		}
 		if (ag_wd_tick(&an->wd, now) == AG_WD_DO_RESTORE)
 			ag_nic_storm_restore(ag, an);
 		if (an->storm_retry_ms && an->storm_retry_ms <= now) {
@@ -1647,12 +1846,13 @@ static void ag_due(struct ag *ag)
 			ag_check(ag, an, "DCB notification");
 		}
 		if (ag_profile(an) && an->poll_due_ms <= now) {
+			bool dcb = an->dcb_due_ms;
+
 			an->poll_due_ms = now + (uint64_t)ag_poll_s(ag, an->prof) *
 					  1000;
-			/* A notification still settling: it is why we look. */
-			ag_check(ag, an, an->dcb_due_ms ? "DCB notification" :
-				 "poll");
 			an->dcb_due_ms = 0;
+			/* A notification still settling: it is why we look. */
+			ag_check(ag, an, dcb ? "DCB notification" : "poll");
 		}
 		if (an->tune && an->tune_due_ms <= now) {
 			an->tune_due_ms = now + an->prof->tune_interval_ms;
@@ -1913,6 +2113,9 @@ static void ag_status_nic(struct rt_print *pr, const struct ag *ag,
 		rt_print_text(pr, ", re-applies STOPPED");
 	rt_print_uint(pr, RT_PRINT_ANY, "checks", ", %" PRIu64 " checks",
 		      an->st.drift_checks);
+	rt_print_uint(pr, RT_PRINT_ANY, "checks_skipped_locked",
+		      " (%" PRIu64 " skipped: locked)",
+		      an->st.drift_checks_skipped);
 	rt_print_uint(pr, RT_PRINT_ANY, "poll_interval_sec",
 		      ", polled every %" PRIu64 " s\n", ag_poll_s(ag, p));
 	if (an->drift_desc[0])
@@ -1930,6 +2133,11 @@ static void ag_status_nic(struct rt_print *pr, const struct ag *ag,
 		      ", storming 0x%02" PRIx64, an->wd.storming);
 	rt_print_uint(pr, RT_PRINT_ANY, "acted_prios",
 		      ", acted 0x%02" PRIx64, an->wd.acted);
+	rt_print_uint(pr, RT_PRINT_JSON, "waiting_prios", NULL,
+		      an->storm_busy);
+	if (an->storm_busy || an->restore_busy)
+		rt_print_text(pr, ", %s waits for the NIC's lock",
+			      an->storm_busy ? "action" : "restore");
 	if (an->wd.state == AG_WD_HOLD)
 		rt_print_uint(pr, RT_PRINT_ANY, "restore_in_ms",
 			      ", restore in %" PRIu64 " ms",
@@ -2047,6 +2255,7 @@ static void ag_ready(struct ag *ag)
 		ag->ready_fd = -1;
 	}
 	ag_notify_status(ag, "READY=1\n");
+	ag->ready = true;
 }
 
 static int ag_signals(struct ag *ag)
@@ -2198,6 +2407,7 @@ static int ag_options(struct ag_opts *o, int argc, char **argv)
 static int ag_start(struct ag *ag)
 {
 	struct rt_diag *d;
+	uint64_t usec;
 	int err;
 
 	ag->res = calloc(1, sizeof(*ag->res));
@@ -2241,14 +2451,20 @@ static int ag_start(struct ag *ag)
 	}
 	ag_module_open(ag, false);
 	ag->module_retry_ms = ag_now_ms() + AG_MODULE_RETRY_MS;
-	ag->status_fd = ag_status_listen();
-	if (ag->status_fd < 0)
+	ag->status = ag_status_start(ag_fill_status, ag);
+	if (!ag->status)
 		return -1;
 	if (ag->o.metrics_listen) {
 		ag->http = ag_http_start(ag->o.metrics_listen, ag->web,
 					 ag_fill_metrics, ag);
 		if (!ag->http)
 			return -1;
+	}
+	if (sd_watchdog_enabled(0, &usec) > 0 && usec >= 2000) {
+		ag->watchdog_ms = usec / 1000;
+		ag_log(AG_INFO, "systemd's watchdog: WATCHDOG=1 every %" PRIu64 " ms",
+		       ag->watchdog_ms / 2);
+		ag_watchdog(ag);
 	}
 	ag_rescan(ag, 0, "start");
 	ag->periodic_rescan_ms = ag_now_ms() +
@@ -2258,17 +2474,12 @@ static int ag_start(struct ag *ag)
 
 static void ag_stop(struct ag *ag)
 {
-	char path[1024];
 	size_t i;
 
 	sd_notify(0, "STOPPING=1");
 	ag_http_stop(ag->http);
 	ag_web_free(ag->web);
-	if (ag->status_fd >= 0) {
-		close(ag->status_fd);
-		if (!ag_status_path(path, sizeof(path)))
-			unlink(path);
-	}
+	ag_status_stop(ag->status);
 	for (i = 0; i < ag->n; i++)
 		ag_nic_free(ag->nics[i]);
 	free(ag->nics);
@@ -2295,11 +2506,21 @@ enum {
 	AG_FD_SIG,
 	AG_FD_TIMER,
 	AG_FD_RTNL,
-	AG_FD_STATUS,
 	AG_FD_EV,
 	AG_FD_HTTP,
-	AG_NFDS
+	AG_FD_STATUS,		/* AG_STATUS_NFDS of them */
+	AG_NFDS = AG_FD_STATUS + AG_STATUS_NFDS
 };
+
+/* The shorter of two poll() timeouts (-1: none). */
+static int ag_min_timeout(int a, int b)
+{
+	if (a < 0)
+		return b;
+	if (b < 0)
+		return a;
+	return a < b ? a : b;
+}
 
 static void ag_loop(struct ag *ag)
 {
@@ -2308,19 +2529,22 @@ static void ag_loop(struct ag *ag)
 	int timeout, n;
 
 	while (!ag->stop) {
+		ag_watchdog(ag);
 		ag_arm_timer(ag);
 		memset(pfd, 0, sizeof(pfd));
 		pfd[AG_FD_SIG] = (struct pollfd){ ag->sfd, POLLIN, 0 };
 		pfd[AG_FD_TIMER] = (struct pollfd){ ag->tfd, POLLIN, 0 };
 		pfd[AG_FD_RTNL] = (struct pollfd){
 			mnl_socket_get_fd(ag->rtnl), POLLIN, 0 };
-		pfd[AG_FD_STATUS] = (struct pollfd){ ag->status_fd, POLLIN, 0 };
+		ag_status_pollfds(ag->status, pfd + AG_FD_STATUS);
 		pfd[AG_FD_EV] = (struct pollfd){
 			ag->ev_open ? nl_socket_get_fd(ag->ev.sk) : -1,
 			POLLIN, 0 };
 		pfd[AG_FD_HTTP] = (struct pollfd){
 			ag->http ? ag_http_fd(ag->http) : -1, POLLIN, 0 };
 		timeout = ag->http ? ag_http_timeout_ms(ag->http) : -1;
+		timeout = ag_min_timeout(timeout,
+					 ag_status_timeout_ms(ag->status));
 		n = poll(pfd, AG_NFDS, timeout);
 		if (n < 0) {
 			if (errno == EINTR)
@@ -2339,8 +2563,7 @@ static void ag_loop(struct ag *ag)
 		    errno != EAGAIN)
 			ag_log(AG_WARNING, "timerfd: %s", strerror(errno));
 		ag_due(ag);
-		if (pfd[AG_FD_STATUS].revents)
-			ag_status_serve(ag->status_fd, ag_fill_status, ag);
+		ag_status_run(ag->status, pfd + AG_FD_STATUS);
 		if (ag->http)
 			ag_http_run(ag->http);
 	}
@@ -2353,7 +2576,7 @@ int main(int argc, char **argv)
 	int ret;
 
 	memset(&ag, 0, sizeof(ag));
-	ag.tfd = ag.sfd = ag.status_fd = ag.lock_fd = ag.ready_fd = -1;
+	ag.tfd = ag.sfd = ag.lock_fd = ag.ready_fd = -1;
 	ret = ag_options(&ag.o, argc, argv);
 	if (ret >= 0)
 		return ret;

@@ -556,6 +556,20 @@ int rt_apply_nic(const struct rt_backend_ops *ops, void *ctx,
 		 const struct rt_nic *nic, const struct rt_profile *p,
 		 bool dry_run, struct rt_apply_result *res)
 {
+	struct rt_apply_opts o = {
+		.dry_run = dry_run,
+		.lock_wait_ms = RT_LOCK_WAIT_MS,
+	};
+
+	return rt_apply_nic_opts(ops, ctx, nic, p, &o, res);
+}
+
+int rt_apply_nic_opts(const struct rt_backend_ops *ops, void *ctx,
+		      const struct rt_nic *nic, const struct rt_profile *p,
+		      const struct rt_apply_opts *o,
+		      struct rt_apply_result *res)
+{
+	bool dry_run = o->dry_run;
 	struct rt_nic_state *ns = NULL;
 	struct rt_state *want = NULL, *snap = NULL;
 	unsigned int need = rt_want_needs(p), i;
@@ -571,12 +585,17 @@ int rt_apply_nic(const struct rt_backend_ops *ops, void *ctx,
 		rt_fmt(res->error, sizeof(res->error), "out of memory");
 		goto out;
 	}
-	if (!dry_run) {
-		if (rt_nic_lock(nic, lock, res->error, sizeof(res->error)))
+	if (!dry_run || o->dry_run_locked) {
+		err = rt_nic_lock_wait(nic, lock, o->lock_wait_ms, res->error,
+				       sizeof(res->error));
+		if (err) {
+			res->lock_busy = err == -EBUSY;
 			goto out;
-		if (rt_recover(ops, ctx, nic, ns, res))
-			goto out;
+		}
 	}
+	/* A dry run restores no journal: it writes nothing. */
+	if (!dry_run && rt_recover(ops, ctx, nic, ns, res))
+		goto out;
 
 	err = rt_read(ops, ctx, nic, need, ns, msg, sizeof(msg));
 	if (err) {

@@ -75,6 +75,9 @@ struct rt_apply_result {
 	char state[1024];		/* what state the NIC is in, or "" */
 	char warning[512];		/* e.g. the link flaps, or "" */
 	struct rt_diag diag;		/* RT_RES_INVALID: why */
+	bool lock_busy;			/* RT_RES_ERROR: another process held
+					 * the NIC's lock; nothing was read
+					 * or written */
 };
 
 /*
@@ -85,5 +88,24 @@ struct rt_apply_result {
 int rt_apply_nic(const struct rt_backend_ops *ops, void *ctx,
 		 const struct rt_nic *nic, const struct rt_profile *p,
 		 bool dry_run, struct rt_apply_result *res);
+
+/* How rt_apply_nic_opts() runs. */
+struct rt_apply_opts {
+	bool dry_run;			/* only compute the changes */
+	bool dry_run_locked;		/* a dry run reads under the NIC's
+					 * lock (not a half-done apply) */
+	unsigned int lock_wait_ms;	/* 0: fail at once (lock_busy) */
+};
+
+/*
+ * rt_apply_nic_opts() - rt_apply_nic() with @o: rt_apply_nic() is a real
+ * apply or an unlocked dry run waiting up to RT_LOCK_WAIT_MS.  Whoever
+ * must not wait (the agent's event loop) passes lock_wait_ms 0 and tries
+ * again when res->lock_busy.
+ */
+int rt_apply_nic_opts(const struct rt_backend_ops *ops, void *ctx,
+		      const struct rt_nic *nic, const struct rt_profile *p,
+		      const struct rt_apply_opts *o,
+		      struct rt_apply_result *res);
 
 #endif /* RT_APPLY_H */

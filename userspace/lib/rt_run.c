@@ -137,7 +137,11 @@ static int rt_lock_one(const char *path, unsigned int wait_ms,
 	char holder[32];
 	int fd = rt_lock_path(path, wait_ms, holder, sizeof(holder));
 
-	if (fd == -EBUSY)
+	if (fd == -EBUSY && !wait_ms)
+		rt_fmt(msg, len,
+		       "%s is locked by another rocetune applying a profile (pid %s)",
+		       what, holder);
+	else if (fd == -EBUSY)
 		rt_fmt(msg, len,
 		       "%s is locked by another rocetune applying a profile (pid %s); gave up after %u s",
 		       what, holder, wait_ms / 1000);
@@ -156,6 +160,12 @@ static uint64_t rt_mono_ms(void)
 
 int rt_nic_lock(const struct rt_nic *nic, int fds[2], char *msg, size_t len)
 {
+	return rt_nic_lock_wait(nic, fds, RT_LOCK_WAIT_MS, msg, len);
+}
+
+int rt_nic_lock_wait(const struct rt_nic *nic, int fds[2],
+		     unsigned int wait_ms, char *msg, size_t len)
+{
 	char path[1024], what[128];
 	uint64_t t0 = rt_mono_ms(), spent;
 	int err;
@@ -168,7 +178,7 @@ int rt_nic_lock(const struct rt_nic *nic, int fds[2], char *msg, size_t len)
 		rt_fmt(msg, len, "%s: name too long", nic->id.netdev);
 		return -ENAMETOOLONG;
 	}
-	fds[0] = rt_lock_one(path, RT_LOCK_WAIT_MS, nic->id.netdev, msg, len);
+	fds[0] = rt_lock_one(path, wait_ms, nic->id.netdev, msg, len);
 	if (fds[0] < 0)
 		return fds[0];
 	rt_lock_mark(fds[0]);
@@ -178,8 +188,8 @@ int rt_nic_lock(const struct rt_nic *nic, int fds[2], char *msg, size_t len)
 	spent = rt_mono_ms() - t0;
 	snprintf(what, sizeof(what), "%s's ifindex %d (under another name)",
 		 nic->id.netdev, nic->ifindex);
-	fds[1] = rt_lock_one(path, spent < RT_LOCK_WAIT_MS ?
-			     RT_LOCK_WAIT_MS - (unsigned int)spent : 0,
+	fds[1] = rt_lock_one(path, spent < wait_ms ?
+			     wait_ms - (unsigned int)spent : 0,
 			     what, msg, len);
 	if (fds[1] < 0) {
 		err = fds[1];
@@ -190,8 +200,21 @@ int rt_nic_lock(const struct rt_nic *nic, int fds[2], char *msg, size_t len)
 	return 0;
 }
 
+/*
+ * Empty a lock file while still holding it: the pid in a lock file is only
+ * ever its holder's, never a stale one shown for another holder (a
+ * flock(1) writes none).  A failure leaves the old pid; nothing else.
+ */
+static void rt_lock_clear(int fd)
+{
+	if (fd >= 0 && ftruncate(fd, 0))
+		return;
+}
+
 void rt_nic_unlock(int fds[2])
 {
+	rt_lock_clear(fds[1]);
+	rt_lock_clear(fds[0]);
 	if (fds[1] >= 0)
 		close(fds[1]);	/* releases the flock */
 	if (fds[0] >= 0)

@@ -68,6 +68,12 @@ void rt_lock_mark(int fd);
  * the reason in @msg.  rt_nic_unlock() releases both.
  */
 int rt_nic_lock(const struct rt_nic *nic, int fds[2], char *msg, size_t len);
+/*
+ * rt_nic_lock_wait() - the same, waiting up to @wait_ms in all (0: not at
+ * all, -EBUSY at once when another process holds either lock).
+ */
+int rt_nic_lock_wait(const struct rt_nic *nic, int fds[2],
+		     unsigned int wait_ms, char *msg, size_t len);
 void rt_nic_unlock(int fds[2]);
 
 /* A journal, as read from the run directory. */

@@ -2,8 +2,9 @@
 /*
  * Unit tests of the agent's pure parts (cmocka): the re-apply rate
  * limiter, the pause-storm watchdog and its resynchronisation, storm
- * actions with failing reads, the metrics text and the parsing of
- * rtnetlink notifications.
+ * actions with failing reads or a NIC lock held, the metrics text, the
+ * parsing of rtnetlink notifications and the status socket with silent
+ * clients.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -14,7 +15,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -163,6 +168,7 @@ struct fake_nic {
 	int pfc_err, tout_err;		/* the next reads fail with these */
 	unsigned int pfc_reads, tout_reads;
 	unsigned int applies;
+	unsigned int busy;		/* the next applies find the lock held */
 	struct rt_profile last;		/* the last profile applied */
 };
 
@@ -198,6 +204,10 @@ static int fake_apply(void *arg, const struct rt_profile *p, const char *why)
 	struct fake_nic *n = arg;
 
 	(void)why;
+	if (n->busy) {
+		n->busy--;
+		return -EBUSY;	/* nothing written */
+	}
 	n->applies++;
 	n->last = *p;
 	if (rt_profile_has(p, RT_PK_PFC))
@@ -390,6 +400,65 @@ static void storm_timeout_read_fails(void **state)
 	assert_int_equal(nic.pfc_reads, 0);
 	assert_int_equal(ag_storm_restore(&s, p, &fake_ops, &nic), 0);
 	assert_int_equal(nic.tout, 8000);
+	free(p);
+}
+
+
+/*
+ * The CLI holds the NIC's lock at STORM_START: the action writes nothing,
+ * is not taken as acted nor in force (no action reported active), and
+ * the retry reads PFC again (the CLI may have changed it) and lands;
+ * a restore that finds the lock held keeps everything for its retry.
+ */
+static void storm_lock_busy_retried(void **state)
+{
+	struct rt_profile *p = storm_profile("[Match]\nName=rsim5\n"
+		"[Watchdog]\nAction=disable-pfc\nRestoreAfterMs=1000\n");
+	struct fake_nic nic = { .pfc_en = 0x18, .busy = 3 };
+	struct ag_storm s = { 0 };
+	enum ag_skip skip = AG_SKIP_NUM;
+	struct ag_wd wd;
+	char msg[256];
+	unsigned int i;
+
+	(void)state;
+	ag_wd_init(&wd, p->wd_restore_after_ms);
+	assert_int_equal(ag_wd_storm_start(&wd, 3, 0), AG_WD_DO_ACT);
+	for (i = 0; i < 3; i++) {
+		/* The retry: priority 3 back into acted, as the daemon does. */
+		wd.acted |= 0x08;
+		assert_int_equal(ag_storm_act(&s, &wd, 0x08, p, &fake_ops, &nic,
+					      &skip, msg, sizeof(msg)), 2);
+		assert_int_equal(nic.applies, 0);
+		assert_int_equal(wd.acted, 0);
+		assert_false(s.in_force);
+		assert_false(s.saved);
+		assert_int_equal(nic.pfc_reads, i + 1);
+		/* The CLI's apply changes PFC meanwhile. */
+		nic.pfc_en = 0x38;
+	}
+	wd.acted |= 0x08;
+	assert_int_equal(ag_storm_act(&s, &wd, 0x08, p, &fake_ops, &nic,
+				      &skip, msg, sizeof(msg)), 0);
+	assert_int_equal(nic.pfc_reads, 4);
+	assert_true(s.in_force);
+	/* Only the storming bit of what the last read found. */
+	assert_pfc_only(&nic.last, 0x30);
+	assert_int_equal(nic.pfc_en, 0x30);
+
+	/* The storm is over; the lock is held at the restore: kept. */
+	ag_wd_storm_end(&wd, 3, 100);
+	assert_int_equal(ag_wd_tick(&wd, 1100), AG_WD_DO_RESTORE);
+	nic.busy = 1;
+	assert_int_equal(ag_storm_restore(&s, p, &fake_ops, &nic), 2);
+	assert_true(s.in_force);
+	assert_true(s.saved);
+	assert_int_equal(nic.pfc_en, 0x30);
+	assert_int_equal(ag_storm_restore(&s, p, &fake_ops, &nic), 0);
+	assert_pfc_only(&nic.last, 0x38);
+	assert_int_equal(nic.pfc_en, 0x38);
+	assert_false(s.in_force);
+	assert_false(s.saved);
 	free(p);
 }
 
@@ -1208,6 +1277,138 @@ static void rtnl_messages(void **state)
 	assert_int_equal(ag_rtnl_parse(nlh, sizeof(buf), &m), -EINVAL);
 }
 
+/* ---- the status socket (ag_status.c) ---- */
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void status_fill(FILE *f, bool json, bool pretty, void *arg)
+{
+	unsigned int *calls = arg;
+
+	(*calls)++;
+	fprintf(f, "%s%s answer %u\n", json ? "json" : "text",
+		pretty ? " pretty" : "", *calls);
+}
+
+/* One turn of the agent's loop for the status socket: at most @ms. */
+static void status_turn(struct ag_status *s, int ms)
+{
+	struct pollfd pfd[AG_STATUS_NFDS];
+	int t = ag_status_timeout_ms(s);
+
+	ag_status_pollfds(s, pfd);
+	if (t < 0 || t > ms)
+		t = ms;
+	poll(pfd, AG_STATUS_NFDS, t);
+	ag_status_run(s, pfd);
+}
+
+static int status_connect(void)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	assert_true(fd >= 0);
+	assert_int_equal(ag_status_path(sun.sun_path, sizeof(sun.sun_path)),
+			 0);
+	assert_int_equal(connect(fd, (struct sockaddr *)&sun, sizeof(sun)),
+			 0);
+	return fd;
+}
+
+/* Read what is there without waiting: bytes, 0 at EOF, -1 nothing yet. */
+static ssize_t status_peek(int fd, char *buf, size_t len)
+{
+	ssize_t n = recv(fd, buf, len - 1, MSG_DONTWAIT);
+
+	buf[n > 0 ? n : 0] = '\0';
+	return n;
+}
+
+/*
+ * Five clients that connect and say nothing cost the loop nothing: a
+ * sixth is answered in the same turns (the old server read each silent
+ * one for 1 s, blocking the loop), and the silent ones are closed after
+ * AG_STATUS_TIMEOUT_MS.  With every slot taken by silent clients, the
+ * one silent longest makes room.
+ */
+static void status_silent_clients_do_not_block(void **state)
+{
+	char dir[] = "/tmp/rt-status.XXXXXX", buf[256];
+	int silent[AG_STATUS_CLIENTS + 1], c;
+	unsigned int calls = 0, i;
+	struct ag_status *s;
+	double t0, t;
+	ssize_t n;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	setenv("ROCETUNE_RUN_DIR", dir, 1);
+	s = ag_status_start(status_fill, &calls);
+	assert_non_null(s);
+	for (i = 0; i < 5; i++) {
+		silent[i] = status_connect();
+		status_turn(s, 0);
+	}
+	t0 = now_s();
+	c = status_connect();
+	assert_int_equal(write(c, "status json\n", 12), 12);
+	n = -1;
+	while (n < 0 && now_s() - t0 < 2) {
+		status_turn(s, 10);
+		n = status_peek(c, buf, sizeof(buf));
+	}
+	t = now_s() - t0;
+	print_message("# a client among 5 silent ones answered in %.1f ms\n",
+		      t * 1e3);
+	assert_true(t < 0.1);
+	assert_string_equal(buf, "json answer 1\n");
+	/* Then EOF: the agent closes after the answer. */
+	for (n = -1; n < 0 && now_s() - t0 < 2;) {
+		status_turn(s, 10);
+		n = status_peek(c, buf, sizeof(buf));
+	}
+	assert_int_equal(n, 0);
+	close(c);
+	/* The silent ones: closed after their time, not before. */
+	assert_int_equal(status_peek(silent[0], buf, sizeof(buf)), -1);
+	while (now_s() - t0 < (AG_STATUS_TIMEOUT_MS + 500) / 1000.0)
+		status_turn(s, 50);
+	for (i = 0; i < 5; i++) {
+		assert_int_equal(status_peek(silent[i], buf, sizeof(buf)), 0);
+		close(silent[i]);
+	}
+
+	/* Every slot silent, one more: the oldest makes room. */
+	for (i = 0; i < AG_STATUS_CLIENTS; i++) {
+		silent[i] = status_connect();
+		status_turn(s, 0);
+	}
+	c = status_connect();
+	assert_int_equal(write(c, "status\n", 7), 7);
+	t0 = now_s();
+	for (n = -1; n < 0 && now_s() - t0 < 2;) {
+		status_turn(s, 10);
+		n = status_peek(c, buf, sizeof(buf));
+	}
+	assert_true(now_s() - t0 < 0.1);
+	assert_string_equal(buf, "text answer 2\n");
+	assert_int_equal(status_peek(silent[0], buf, sizeof(buf)), 0);
+	assert_int_equal(status_peek(silent[1], buf, sizeof(buf)), -1);
+	close(c);
+	for (i = 0; i < AG_STATUS_CLIENTS; i++)
+		close(silent[i]);
+	ag_status_stop(s);
+	assert_int_equal(rmdir(dir), 0);
+	unsetenv("ROCETUNE_RUN_DIR");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1219,6 +1420,7 @@ int main(void)
 		cmocka_unit_test(storm_read_fails_no_pfc),
 		cmocka_unit_test(storm_read_fails_with_pfc),
 		cmocka_unit_test(storm_timeout_read_fails),
+		cmocka_unit_test(storm_lock_busy_retried),
 		cmocka_unit_test(wd_sync_lost_edges),
 		cmocka_unit_test(tune_step_cooldown_back),
 		cmocka_unit_test(tune_decrease_and_min),
@@ -1230,6 +1432,7 @@ int main(void)
 		cmocka_unit_test(metrics_families),
 		cmocka_unit_test(drift_table_bounded),
 		cmocka_unit_test(rtnl_messages),
+		cmocka_unit_test(status_silent_clients_do_not_block),
 	};
 
 	ag_log_init(false, AG_ERR);

@@ -36,6 +36,7 @@ struct model {
 	enum model_app app;
 	bool has_maxrate;
 	unsigned int writes;
+	unsigned int reads;
 	unsigned int fail_at;		/* 1-based write that fails, 0 none */
 	int fail_err;
 	unsigned int ignore_at;		/* write that is ignored */
@@ -102,6 +103,7 @@ static int model_read(void *ctx, const struct rt_nic *nic, unsigned int need,
 	unsigned int i;
 	int err;
 
+	m->reads++;
 	if (m->gone) {
 		snprintf(msg, len, "gone");
 		return -ENODEV;
@@ -1457,6 +1459,74 @@ static void lock_is_keyed_by_ifindex_too(void **state)
 	fixture_free(f);
 }
 
+/*
+ * Whoever must not wait (the agent) fails at once while another process
+ * holds the lock, reading and writing nothing, and says lock_busy; a dry
+ * run under the lock (the agent's drift check) as well, so that it never
+ * reads the state of a half-done apply.
+ */
+static void nowait_apply_fails_at_once_while_locked(void **state)
+{
+	struct fixture *f = fixture_new();
+	struct rt_apply_opts o = { .lock_wait_ms = 0 };
+	char msg[512] = "";
+	int fds[2], status, p2c[2], c2p[2];
+	struct stat sb;
+	char c = 0;
+	double t0;
+	pid_t pid;
+
+	(void)state;
+	assert_int_equal(pipe(p2c), 0);
+	assert_int_equal(pipe(c2p), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		if (rt_nic_lock(&f->nic, fds, msg, sizeof(msg)))
+			_exit(1);
+		if (write(c2p[1], &c, 1) != 1 || read(p2c[0], &c, 1) != 1)
+			_exit(2);
+		_exit(0);
+	}
+	assert_int_equal(read(c2p[0], &c, 1), 1);
+	t0 = mono_s();
+	assert_int_equal(rt_apply_nic_opts(&model_ops, &f->m, &f->nic, &f->p,
+					   &o, &f->res), -1);
+	assert_true(mono_s() - t0 < 0.1);
+	assert_true(f->res.lock_busy);
+	assert_int_equal(f->res.result, RT_RES_ERROR);
+	assert_non_null(strstr(f->res.error, "is locked by another rocetune"));
+	assert_int_equal(f->m.writes, 0);
+	assert_int_equal(f->m.reads, 0);
+	o.dry_run = o.dry_run_locked = true;
+	assert_int_equal(rt_apply_nic_opts(&model_ops, &f->m, &f->nic, &f->p,
+					   &o, &f->res), -1);
+	assert_true(f->res.lock_busy);
+	assert_int_equal(f->m.reads, 0);
+	/* The holder gone: both run, and an unlocked dry run never waited. */
+	assert_int_equal(write(p2c[1], &c, 1), 1);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_int_equal(rt_apply_nic_opts(&model_ops, &f->m, &f->nic, &f->p,
+					   &o, &f->res), 0);
+	assert_false(f->res.lock_busy);
+	assert_int_equal(f->res.result, RT_RES_DRY_RUN);
+	o.dry_run = o.dry_run_locked = false;
+	assert_int_equal(rt_apply_nic_opts(&model_ops, &f->m, &f->nic, &f->p,
+					   &o, &f->res), 0);
+	assert_int_equal(f->res.result, RT_RES_APPLIED);
+	/* Unlocked emptied: no stale pid for the next holder's message. */
+	snprintf(msg, sizeof(msg), "%s/%s.lock", getenv("ROCETUNE_RUN_DIR"),
+		 f->nic.id.netdev);
+	assert_int_equal(stat(msg, &sb), 0);
+	assert_int_equal(sb.st_size, 0);
+	close(p2c[0]);
+	close(p2c[1]);
+	close(c2p[0]);
+	close(c2p[1]);
+	fixture_free(f);
+}
+
 /* The run directory gets its one mode whatever the umask. */
 static void run_dir_mode_ignores_the_umask(void **state)
 {
@@ -1522,6 +1592,7 @@ int main(void)
 		cmocka_unit_test(failed_recovery_is_counted_and_retried),
 		cmocka_unit_test(discard_leaves_a_running_apply_alone),
 		cmocka_unit_test(lock_is_keyed_by_ifindex_too),
+		cmocka_unit_test(nowait_apply_fails_at_once_while_locked),
 		cmocka_unit_test(run_dir_mode_ignores_the_umask),
 	};
 

@@ -248,10 +248,16 @@ EOF
 	out=$("$RT_CLI" -j profile apply dev "$BDEV")
 	expect "exit status of apply, PFC without ETS" "$?" 1
 	expect "result, PFC without ETS" "$(jq -r '.[0].result' <<< "$out")" invalid
+	out=$("$RT_CLI" -j profile check)
+	expect "exit status of profile check, PFC without ETS" "$?" 2
+	jq -r '.errors[]' <<< "$out" | grep -q "40-bnxt.conf:[0-9]*: \[Lossless\] PFC: bnxt_en refuses PFC until ETS has been set once.* \[on $BDEV\]$"
+	check_err $? "profile check does not name bnxt_en's ETS-before-PFC rule: $out"
 	expect "writes, PFC without ETS" "$(($(sets "$BX") - before))" 0
 	# with ETS in the profile it applies: ETS first, then PFC
 	sed -i '/^PFC=/a PriorityToTC=3:1 4:2\nTSA=3:strict 4:strict 5:strict 6:strict 7:strict\nETSBandwidth=0:50 1:25 2:25' \
 		"$ROCETUNE_PROFILE_DIR/40-bnxt.conf"
+	out=$("$RT_CLI" profile check 2>&1)
+	check_err $? "profile check refuses PFC with ETS on a fresh bnxt_re: $out"
 	out=$("$RT_CLI" -j profile apply dev "$BDEV")
 	check_err $? "apply failed: $out"
 	expect "result" "$(jq -r '.[0].result' <<< "$out")" applied
@@ -283,7 +289,7 @@ EOF
 	jq -r '.[0].errors[]' <<< "$out" | grep -q 'AIRateMbps: bnxt_re has no equivalent'
 	check_err $? "no error naming AIRateMbps: $out"
 	sed -i '/^AIRateMbps=/d' "$ROCETUNE_PROFILE_DIR/40-bnxt.conf"
-	log_test "apply on simulated bnxt_re: PFC without ETS refused naming bnxt_en's rule, with ETS applied; cc_config written; maxrate and mlx5-only keys refused before any write"
+	log_test "apply on simulated bnxt_re: PFC without ETS refused by check, dry-run and apply naming bnxt_en's rule, with ETS applied; cc_config written; maxrate and mlx5-only keys refused before any write"
 }
 
 # The simulated NICs are their drivers to rocetune (ethtool -i): a
@@ -497,6 +503,10 @@ refused_before_writing() {
 	out=$(ROCETUNE_PROFILE_DIR=$dir "$RT_CLI" profile diff dev "$dev" 2>&1)
 	grep -q -- "$pat" <<< "$out"
 	check_err $? "$what: profile diff does not name the rule: $out"
+	out=$(ROCETUNE_PROFILE_DIR=$dir "$RT_CLI" -j profile check)
+	expect "exit status of profile check, $what" "$?" 2
+	jq -r '.errors[]' <<< "$out" | grep -- "$pat" | grep -qF "[on $dev]"
+	check_err $? "$what: profile check does not name the rule and the NIC: $out"
 }
 
 # What the driver would refuse part-way through an apply (or keep other
@@ -560,7 +570,7 @@ driver_prechecks() {
 	check_err $? "the main profile does not apply again: $out"
 	out=$("$RT_CLI" -j profile apply dev "$BDEV")
 	check_err $? "the bnxt_re profile does not apply again: $out"
-	log_test "driver pre-checks: mlx5 headroom and shared pool, bnxt_en lossless TCs, starved TC and TC count refused before any write, naming the rule"
+	log_test "driver pre-checks: mlx5 headroom and shared pool, bnxt_en lossless TCs, starved TC and TC count refused by apply, diff and check before any write, naming the rule"
 }
 
 fail_at_each_write() {

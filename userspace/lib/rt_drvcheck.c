@@ -159,6 +159,33 @@ static void rt_dc_bnxt_pfc(const struct rt_profile *p, const struct rt_nic *nic,
 }
 
 /*
+ * bnxt_en refuses a PFC set (EINVAL) until ETS has been set once, and
+ * until then reads an empty ETS (all zero but ets_cap): bnxt_dcb.c
+ * bnxt_hwrm_queue_pfc_cfg() and bnxt_dcbnl_ieee_getets(), Linux 6.1.
+ * ETS is written before PFC (rt_apply.c), so a PFC change is refused only
+ * when the apply writes no ETS.
+ */
+static void rt_dc_bnxt_pfc_before_ets(const struct rt_profile *p,
+				      const struct rt_nic *nic,
+				      const struct rt_nic_state *cur,
+				      const struct rt_state *want,
+				      struct rt_diag *d)
+{
+	const struct rt_setting *ets = rt_state_find(&cur->st, RT_SK_ETS, 0);
+	unsigned int i;
+
+	if (!ets || rt_dc_changes(cur, want, RT_SK_ETS))
+		return;
+	for (i = 0; i < ets->n; i++)
+		if (ets->v[i])
+			return;
+	rt_profile_key_err(d, p, rt_dc_key(p, RT_PK_PFC, RT_PK_CABLE_LENGTH_METERS,
+					   RT_PK_PFC),
+		    "bnxt_en refuses PFC until ETS has been set once, and the ETS of %s reads empty (never set): give PriorityToTC=, TSA= or ETSBandwidth= in the profile, which rocetune writes before PFC (bnxt_dcb.c bnxt_hwrm_queue_pfc_cfg())",
+		    nic->id.netdev);
+}
+
+/*
  * mlx5 port buffers (en/port_buffer.c mlx5e_port_manual_buffer_config(),
  * update_xoff_threshold(), port_update_shared_buffer(), calculate_xoff(),
  * Linux 6.1).  A lossless buffer (one a PFC priority maps to) needs
@@ -236,6 +263,8 @@ void rt_drvcheck(const struct rt_profile *p, const struct rt_nic *nic,
 			rt_dc_bnxt_ets(p, nic, cur, ets, d);
 		if (ets && pfc && (ets_ch || pfc_ch))
 			rt_dc_bnxt_pfc(p, nic, cur, ets, pfc, d);
+		if (pfc_ch)
+			rt_dc_bnxt_pfc_before_ets(p, nic, cur, want, d);
 	} else if (!strcmp(nic->id.driver, "mlx5_core")) {
 		/*
 		 * mlx5 reads a strict or vendor TC back as 0 %: the profile

@@ -363,7 +363,7 @@ static void bnxt_pfc_before_ets(void **state)
 	nic_fresh("bnxt_en");
 	refused("[Lossless]\nPFC=3\n", "t.conf:4: [Lossless] PFC: ",
 		"bnxt_en refuses PFC until ETS has been set once",
-		"reads empty (never set)", NULL);
+		"reads empty (never set)", "bnxt_dcb.c", NULL);
 	refused("[Lossless]\nCableLengthMeters=20\n",
 		"t.conf:4: [Lossless] CableLengthMeters: ",
 		"bnxt_en refuses PFC until ETS has been set once", NULL);

@@ -515,7 +515,7 @@ refused_before_writing() {
 # priorities), its starved ETS TC and its TC count.  The same sets done
 # with dcb leave the NIC as it was (dcb reads it back).
 driver_prechecks() {
-	local dir=$WORK/prechecks out
+	local dir=$WORK/prechecks out ix=$((ID + 3))
 
 	RET=0
 	mkdir -p "$dir"
@@ -565,12 +565,27 @@ driver_prechecks() {
 	refused_before_writing "$BDEV" "$dir" "bnxt_en TC above its 4" \
 		'PriorityToTC: bnxt_en refuses priority 5 on TC 5: rsim[0-9]* has 4 TCs'
 	echo 8 > "$DFS/$BX/max_tc"
+	# ice takes no PFC delay: a cable length is refused, PFC applies
+	echo "$ix irdma" > "$SIM_BUS/new_device"
+	check_err $? "cannot create an irdma device"
+	wait_for 10 "$RT_CLI" profile show dev "rsim$ix"
+	printf '[Match]\nName=rsim%s\n\n[Lossless]\nPFC=3\nCableLengthMeters=20\n' \
+		"$ix" > "$dir/10-p.conf"
+	refused_before_writing "rsim$ix" "$dir" "ice PFC delay" \
+		'CableLengthMeters: ice takes no PFC delay (cable length): that of rsim[0-9]* stays 7'
+	sed -i '/^CableLengthMeters=/d' "$dir/10-p.conf"
+	out=$(ROCETUNE_PROFILE_DIR=$dir "$RT_CLI" -j profile apply dev "rsim$ix")
+	check_err $? "PFC=3 does not apply on irdma: $out"
+	expect "dcb prio-pfc on irdma" "$(jqv '.prio_pfc[3]' dcb -j pfc show dev "rsim$ix")" true
+	expect "dcb delay on irdma" "$(jqv .delay dcb -j pfc show dev "rsim$ix")" 7
+	echo "$ix" > "$SIM_BUS/del_device"
+	check_err $? "cannot delete the irdma device"
 	# the main profiles again, for the tests that follow
 	out=$("$RT_CLI" -j profile apply dev "$DEV")
 	check_err $? "the main profile does not apply again: $out"
 	out=$("$RT_CLI" -j profile apply dev "$BDEV")
 	check_err $? "the bnxt_re profile does not apply again: $out"
-	log_test "driver pre-checks: mlx5 headroom and shared pool, bnxt_en lossless TCs, starved TC and TC count refused by apply, diff and check before any write, naming the rule"
+	log_test "driver pre-checks: mlx5 headroom and shared pool, bnxt_en lossless TCs, starved TC and TC count, ice's PFC delay refused by apply, diff and check before any write, naming the rule"
 }
 
 fail_at_each_write() {

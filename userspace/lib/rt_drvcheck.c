@@ -247,6 +247,23 @@ static void rt_dc_mlx5_buffer(const struct rt_profile *p,
 			    cur->buf_total);
 }
 
+/*
+ * ice takes only the enabled priorities (and the capability) of a PFC
+ * set: the delay, which CableLengthMeters= writes, is the hardware's and
+ * reads back unchanged (ice_dcb_nl.c ice_dcbnl_setpfc(), Linux 6.1).
+ */
+static void rt_dc_ice_pfc(const struct rt_profile *p, const struct rt_nic *nic,
+			  const struct rt_nic_state *cur,
+			  const struct rt_setting *pfc, struct rt_diag *d)
+{
+	const struct rt_setting *c = rt_state_find(&cur->st, RT_SK_PFC, 0);
+
+	if (c && RT_PFC_DELAY(pfc) != RT_PFC_DELAY(c))
+		rt_profile_key_err(d, p, RT_PK_CABLE_LENGTH_METERS,
+			    "ice takes no PFC delay (cable length): that of %s stays %" PRIu64 " (ice_dcb_nl.c ice_dcbnl_setpfc())",
+			    nic->id.netdev, RT_PFC_DELAY(c));
+}
+
 void rt_drvcheck(const struct rt_profile *p, const struct rt_nic *nic,
 		 const struct rt_nic_state *cur, const struct rt_state *want,
 		 struct rt_diag *d)
@@ -265,6 +282,9 @@ void rt_drvcheck(const struct rt_profile *p, const struct rt_nic *nic,
 			rt_dc_bnxt_pfc(p, nic, cur, ets, pfc, d);
 		if (pfc_ch)
 			rt_dc_bnxt_pfc_before_ets(p, nic, cur, want, d);
+	} else if (!strcmp(nic->id.driver, "ice")) {
+		if (pfc && pfc_ch)
+			rt_dc_ice_pfc(p, nic, cur, pfc, d);
 	} else if (!strcmp(nic->id.driver, "mlx5_core")) {
 		/*
 		 * mlx5 reads a strict or vendor TC back as 0 %: the profile

@@ -533,6 +533,21 @@ static void unchanged_not_checked(void **state)
 	passes("[Lossless]\nPriorityToBuffer=3:1\nBufferSizeBytes=0:262144 1:1000\n");
 }
 
+/* ice takes no PFC delay (ice_dcb_nl.c ice_dcbnl_setpfc()): refused. */
+static void ice_pfc_delay(void **state)
+{
+	(void)state;
+	nic_fresh("ice");
+	refused("[Lossless]\nPFC=3\nCableLengthMeters=20\n",
+		"t.conf:5: [Lossless] CableLengthMeters: ",
+		"ice takes no PFC delay (cable length): that of t0 stays 7",
+		"ice_dcb_nl.c", NULL);
+	passes("[Lossless]\nPFC=3\n");
+	passes("[Lossless]\nPFC=3\nCableLengthMeters=7\n");
+	nic_fresh("mlx5_core");
+	passes("[Lossless]\nPFC=3\nCableLengthMeters=20\n");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -545,6 +560,7 @@ int main(void)
 		cmocka_unit_test(mlx5_maxrate),
 		cmocka_unit_test(mlx5_headroom),
 		cmocka_unit_test(mlx5_buffer_total),
+		cmocka_unit_test(ice_pfc_delay),
 		cmocka_unit_test(unchanged_not_checked),
 	};
 

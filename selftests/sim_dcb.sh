@@ -363,7 +363,7 @@ sim_dcbx_show() {
 # mlx5e_dcbnl_setdcbx(), bnxt_en bnxt_dcbnl_setdcbx(), ice
 # ice_dcbnl_setdcbx().  Answers from raw rtnetlink, state from dcb.
 dcb_dcbx() {
-	local ice=rsim$SIM_ID1 bnxt=rsim$SIM_ID2 id=$((SIM_ID + 8))
+	local ice=rsim$SIM_ID1 bnxt=rsim$SIM_ID2 id=$((SIM_ID + 8)) pfc
 
 	RET=0
 	# mlx5: host with both versions; no LLD, no mode without host but
@@ -395,6 +395,12 @@ dcb_dcbx() {
 	sim_expect "ice host cee" "$(sim_dcbx "$ice" 0x05)" 0
 	sim_expect "ice mode" "$(sim_dcbx_show "$ice")" "host cee"
 	sim_expect "ice DSCP entry in CEE mode" "$(sim_dcbnl app-add "$ice" 26 3)" 22
+	pfc=$(sim_json .prio_pfc dcb -j pfc show dev "$ice")
+	sim_expect "ice PFC set in CEE mode" "$(sim_dcbnl pfc "$ice" 0xff 0)" 22
+	sim_expect "ice ETS set in CEE mode" \
+		"$(sim_dcbnl ets "$ice" 0 0 0 0 0 0 0 0 2 2 2 2 2 2 2 2 100 0 0 0 0 0 0 0)" 22
+	sim_expect "ice prio-pfc after a refused set" \
+		"$(sim_json .prio_pfc dcb -j pfc show dev "$ice")" "$pfc"
 	sim_expect "ice host ieee" "$(sim_dcbx "$ice" 0x09)" 0
 	sim_expect "ice mode at the end" "$(sim_dcbx_show "$ice")" "host ieee"
 

@@ -159,6 +159,15 @@ static int rsim_bnxt_validate_ets(struct rsim_dev *rsim,
 	return 0;
 }
 
+/*
+ * ice's ETS and PFC sets need IEEE DCBX mode, else EINVAL
+ * (ice_dcb_nl.c ice_dcbnl_setets(), ice_dcbnl_setpfc(), Linux 6.1).
+ */
+static bool rsim_ice_ieee(const struct rsim_dev *rsim)
+{
+	return rsim->dcbx & DCB_CAP_DCBX_VER_IEEE;
+}
+
 static int rsim_validate_ets(struct net_device *dev, const struct ieee_ets *ets)
 {
 	bool have_ets = false;
@@ -201,6 +210,8 @@ static int rsim_ieee_setets(struct net_device *dev, struct ieee_ets *ets)
 		return err;
 	if (rsim->pers == RSIM_BNXT_RE)
 		err = rsim_bnxt_validate_ets(rsim, ets);
+	else if (rsim->pers == RSIM_IRDMA && !rsim_ice_ieee(rsim))
+		err = -EINVAL;
 	else
 		err = rsim_validate_ets(dev, ets);
 	if (err)
@@ -385,6 +396,8 @@ static int rsim_ieee_setpfc(struct net_device *dev, struct ieee_pfc *pfc)
 	case RSIM_BNXT_RE:
 		return rsim_bnxt_setpfc(rsim, pfc);
 	default:
+		if (!rsim_ice_ieee(rsim))
+			return -EINVAL;
 		rsim->pfc_en = pfc->pfc_en;
 		return 0;
 	}

@@ -565,6 +565,18 @@ driver_prechecks() {
 	refused_before_writing "$BDEV" "$dir" "bnxt_en TC above its 4" \
 		'PriorityToTC: bnxt_en refuses priority 5 on TC 5: rsim[0-9]* has 4 TCs'
 	echo 8 > "$DFS/$BX/max_tc"
+	# bnxt_en's DCB sets need host IEEE DCBX mode
+	rt_dcb dcbx set dev "$BDEV" ieee > /dev/null 2>&1
+	expect "dcbx mode of bnxt_re" "$(dcb dcbx show dev "$BDEV" | xargs)" ieee
+	printf '[Match]\nName=%s\n\n[Lossless]\nPFC=3\n' "$BDEV" > "$dir/10-p.conf"
+	refused_before_writing "$BDEV" "$dir" "bnxt_en outside host IEEE mode" \
+		'PFC: bnxt_en takes ETS, PFC and DSCP APP settings only in host IEEE DCBX mode, and rsim[0-9]* is in mode ieee'
+	rt_dcb pfc set dev "$BDEV" prio-pfc all:off 3:on > /dev/null 2>&1
+	expect "dcb prio-pfc after dcb's set outside host mode" \
+		"$(jqv .prio_pfc dcb -j pfc show dev "$BDEV")" \
+		"[false,false,false,true,true,true,false,false]"
+	rt_dcb dcbx set dev "$BDEV" host ieee > /dev/null 2>&1
+	expect "dcbx mode of bnxt_re again" "$(dcb dcbx show dev "$BDEV" | xargs)" "host ieee"
 	# ice takes no PFC delay: a cable length is refused, PFC applies
 	echo "$ix irdma" > "$SIM_BUS/new_device"
 	check_err $? "cannot create an irdma device"
@@ -585,7 +597,7 @@ driver_prechecks() {
 	check_err $? "the main profile does not apply again: $out"
 	out=$("$RT_CLI" -j profile apply dev "$BDEV")
 	check_err $? "the bnxt_re profile does not apply again: $out"
-	log_test "driver pre-checks: mlx5 headroom and shared pool, bnxt_en lossless TCs, starved TC and TC count, ice's PFC delay refused by apply, diff and check before any write, naming the rule"
+	log_test "driver pre-checks: mlx5 headroom and shared pool, bnxt_en lossless TCs, starved TC and TC count and DCBX mode, ice's PFC delay refused by apply, diff and check before any write, naming the rule"
 }
 
 fail_at_each_write() {

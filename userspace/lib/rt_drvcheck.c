@@ -17,6 +17,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <linux/dcbnl.h>
+
 #include "rt_nic.h"
 #include "rt_want.h"
 
@@ -39,13 +41,20 @@ static const struct rt_setting *rt_dc_get(const struct rt_nic_state *cur,
 	return w ? w : rt_state_find(&cur->st, kind, 0);
 }
 
+static bool rt_dc_changes_key(const struct rt_nic_state *cur,
+			      const struct rt_state *want,
+			      enum rt_set_kind kind, unsigned int key)
+{
+	const struct rt_setting *w = rt_state_find(want, kind, key);
+	const struct rt_setting *c = rt_state_find(&cur->st, kind, key);
+
+	return w && (!c || !rt_setting_equal(w, c));
+}
+
 static bool rt_dc_changes(const struct rt_nic_state *cur,
 			  const struct rt_state *want, enum rt_set_kind kind)
 {
-	const struct rt_setting *w = rt_state_find(want, kind, 0);
-	const struct rt_setting *c = rt_state_find(&cur->st, kind, 0);
-
-	return w && (!c || !rt_setting_equal(w, c));
+	return rt_dc_changes_key(cur, want, kind, 0);
 }
 
 /* @k if @p gives it, else the first of @alt, @alt2 it gives. */
@@ -264,6 +273,67 @@ static void rt_dc_ice_pfc(const struct rt_profile *p, const struct rt_nic *nic,
 			    nic->id.netdev, RT_PFC_DELAY(c));
 }
 
+/* Does @want change a DSCP APP entry of @cur (@adds: by adding one)? */
+static bool rt_dc_dscp_changes(const struct rt_nic_state *cur,
+			       const struct rt_state *want, bool adds)
+{
+	const struct rt_setting *w;
+	unsigned int i;
+
+	for (i = 0; i < RT_NDSCP; i++) {
+		w = rt_state_find(want, RT_SK_DSCP, i);
+		if (w && (!adds || !w->absent) &&
+		    rt_dc_changes_key(cur, want, RT_SK_DSCP, i))
+			return true;
+	}
+	return false;
+}
+
+/* "host ieee", "lld-managed cee", ... as dcb dcbx show names them. */
+static void rt_dc_dcbx_name(uint8_t m, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s%s%s", m & DCB_CAP_DCBX_HOST ? " host" : "",
+		 m & DCB_CAP_DCBX_LLD_MANAGED ? " lld-managed" : "",
+		 m & DCB_CAP_DCBX_VER_CEE ? " cee" : "",
+		 m & DCB_CAP_DCBX_VER_IEEE ? " ieee" : "");
+}
+
+/*
+ * The DCBX mode the driver's IEEE ETS, PFC and APP sets need, else EINVAL:
+ * bnxt_en host and IEEE (bnxt_dcb.c bnxt_dcbnl_ieee_setets(), _setpfc(),
+ * _setapp(), _delapp()), ice IEEE without LLD_MANAGED for ETS, PFC and
+ * APP adds (ice_dcb_nl.c ice_dcbnl_setets(), _setpfc(), _setapp();
+ * Linux 6.1).  A mode that could not be read (0) is not held against.
+ */
+static void rt_dc_dcbx(const struct rt_profile *p, const struct rt_nic *nic,
+		       const struct rt_nic_state *cur, bool ets_ch,
+		       bool pfc_ch, bool app_ch, struct rt_diag *d)
+{
+	bool bnxt = !strcmp(nic->id.driver, "bnxt_en");
+	uint8_t m = cur->dcbx;
+	enum rt_pkey key;
+	char mode[64];
+
+	if (!m || (!ets_ch && !pfc_ch && !app_ch))
+		return;
+	if (bnxt ? (m & DCB_CAP_DCBX_HOST) && (m & DCB_CAP_DCBX_VER_IEEE) :
+		   !(m & DCB_CAP_DCBX_LLD_MANAGED) && (m & DCB_CAP_DCBX_VER_IEEE))
+		return;
+	key = ets_ch ? RT_DC_ETS(p, RT_PK_PRIORITY_TO_TC) :
+	      pfc_ch ? rt_dc_key(p, RT_PK_PFC, RT_PK_CABLE_LENGTH_METERS,
+				 RT_PK_PFC) :
+		       rt_dc_key(p, RT_PK_DSCP_TO_PRIORITY, RT_PK_TRUST,
+				 RT_PK_TRUST);
+	rt_dc_dcbx_name(m, mode, sizeof(mode));
+	rt_profile_key_err(d, p, key,
+		    "%s takes ETS, PFC and DSCP APP settings only in %s DCBX mode, and %s is in mode%s (%s; dcb dcbx set dev %s %s)",
+		    bnxt ? "bnxt_en" : "ice", bnxt ? "host IEEE" : "IEEE",
+		    nic->id.netdev, mode,
+		    bnxt ? "bnxt_dcb.c bnxt_dcbnl_ieee_setets()" :
+			   "ice_dcb_nl.c ice_dcbnl_setets()",
+		    nic->id.netdev, "host ieee");
+}
+
 void rt_drvcheck(const struct rt_profile *p, const struct rt_nic *nic,
 		 const struct rt_nic_state *cur, const struct rt_state *want,
 		 struct rt_diag *d)
@@ -275,6 +345,11 @@ void rt_drvcheck(const struct rt_profile *p, const struct rt_nic *nic,
 	bool pfc_ch = rt_dc_changes(cur, want, RT_SK_PFC);
 	bool buf_ch = rt_dc_changes(cur, want, RT_SK_BUFFER);
 
+	if (!strcmp(nic->id.driver, "bnxt_en") || !strcmp(nic->id.driver, "ice"))
+		rt_dc_dcbx(p, nic, cur, ets_ch, pfc_ch,
+			   rt_dc_dscp_changes(cur, want,
+					      !strcmp(nic->id.driver, "ice")),
+			   d);
 	if (!strcmp(nic->id.driver, "bnxt_en")) {
 		if (ets && ets_ch)
 			rt_dc_bnxt_ets(p, nic, cur, ets, d);

@@ -555,6 +555,7 @@ static void rt_read_dcb(struct rt_sys_ctx *ctx, const struct rt_nic *nic,
 	ns->has_apptrust = ds.has_apptrust;
 	ns->ets_cap = ds.ets.ets_cap;
 	ns->buf_total = ds.has_buffer ? ds.buffer.total_size : 0;
+	ns->dcbx = ds.dcbx;
 	if (ds.has_ets && (s = rt_state_add(&ns->st, RT_SK_ETS, 0))) {
 		s->n = 24;
 		for (i = 0; i < RT_NTC; i++) {

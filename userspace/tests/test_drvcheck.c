@@ -47,6 +47,8 @@ static void nic_fresh(const char *driver)
 	nic.ifindex = 7;
 	memset(&cur, 0, sizeof(cur));
 	cur.dcb_ok = true;
+	/* DCBX: mlx5 host cee ieee, the others host ieee */
+	cur.dcbx = mlx5 ? 0x0d : 0x09;
 	cur.has_ets = true;
 	cur.has_pfc = true;
 	cur.ets_cap = 8;
@@ -548,6 +550,40 @@ static void ice_pfc_delay(void **state)
 	passes("[Lossless]\nPFC=3\nCableLengthMeters=20\n");
 }
 
+/*
+ * bnxt_en's ETS, PFC and APP sets need host IEEE DCBX mode, ice's ETS,
+ * PFC and APP adds IEEE (bnxt_dcb.c, ice_dcb_nl.c): refused in another
+ * mode, naming it; an unknown mode (0) and mlx5 are not checked.
+ */
+static void dcbx_mode(void **state)
+{
+	(void)state;
+	nic_bnxt_set();
+	cur.dcbx = 0x08;	/* ieee, no host */
+	refused("[Lossless]\nPFC=3\n", "t.conf:4: [Lossless] PFC: ",
+		"bnxt_en takes ETS, PFC and DSCP APP settings only in host IEEE DCBX mode, and t0 is in mode ieee",
+		"bnxt_dcb.c", NULL);
+	refused("[Lossless]\nTrust=dscp\nDSCPToPriority=26:3\n",
+		"t.conf:5: [Lossless] DSCPToPriority: ",
+		"only in host IEEE DCBX mode", NULL);
+	passes("[Lossless]\nPFC=none\n");	/* unchanged */
+	cur.dcbx = 0;
+	passes("[Lossless]\nPFC=3\n");
+	nic_fresh("ice");
+	cur.dcbx = 0x05;	/* host cee */
+	refused("[Lossless]\nPriorityToTC=3:1\n",
+		"t.conf:4: [Lossless] PriorityToTC: ",
+		"ice takes ETS, PFC and DSCP APP settings only in IEEE DCBX mode, and t0 is in mode host cee",
+		"ice_dcb_nl.c", NULL);
+	/* ice deletes APP entries in CEE mode too */
+	passes("[Lossless]\nTrust=pcp\n");
+	cur.dcbx = 0x09;
+	passes("[Lossless]\nPriorityToTC=3:1\n");
+	nic_fresh("mlx5_core");
+	cur.dcbx = 0x05;
+	passes("[Lossless]\nPFC=3\n");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -561,6 +597,7 @@ int main(void)
 		cmocka_unit_test(mlx5_headroom),
 		cmocka_unit_test(mlx5_buffer_total),
 		cmocka_unit_test(ice_pfc_delay),
+		cmocka_unit_test(dcbx_mode),
 		cmocka_unit_test(unchanged_not_checked),
 	};
 

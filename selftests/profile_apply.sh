@@ -248,10 +248,16 @@ EOF
 	out=$("$RT_CLI" -j profile apply dev "$BDEV")
 	expect "exit status of apply, PFC without ETS" "$?" 1
 	expect "result, PFC without ETS" "$(jq -r '.[0].result' <<< "$out")" invalid
+	out=$("$RT_CLI" -j profile check)
+	expect "exit status of profile check, PFC without ETS" "$?" 2
+	jq -r '.errors[]' <<< "$out" | grep -q "40-bnxt.conf:[0-9]*: \[Lossless\] PFC: bnxt_en refuses PFC until ETS has been set once.* \[on $BDEV\]$"
+	check_err $? "profile check does not name bnxt_en's ETS-before-PFC rule: $out"
 	expect "writes, PFC without ETS" "$(($(sets "$BX") - before))" 0
 	# with ETS in the profile it applies: ETS first, then PFC
 	sed -i '/^PFC=/a PriorityToTC=3:1 4:2\nTSA=3:strict 4:strict 5:strict 6:strict 7:strict\nETSBandwidth=0:50 1:25 2:25' \
 		"$ROCETUNE_PROFILE_DIR/40-bnxt.conf"
+	out=$("$RT_CLI" profile check 2>&1)
+	check_err $? "profile check refuses PFC with ETS on a fresh bnxt_re: $out"
 	out=$("$RT_CLI" -j profile apply dev "$BDEV")
 	check_err $? "apply failed: $out"
 	expect "result" "$(jq -r '.[0].result' <<< "$out")" applied
@@ -283,7 +289,7 @@ EOF
 	jq -r '.[0].errors[]' <<< "$out" | grep -q 'AIRateMbps: bnxt_re has no equivalent'
 	check_err $? "no error naming AIRateMbps: $out"
 	sed -i '/^AIRateMbps=/d' "$ROCETUNE_PROFILE_DIR/40-bnxt.conf"
-	log_test "apply on simulated bnxt_re: PFC without ETS refused naming bnxt_en's rule, with ETS applied; cc_config written; maxrate and mlx5-only keys refused before any write"
+	log_test "apply on simulated bnxt_re: PFC without ETS refused by check, dry-run and apply naming bnxt_en's rule, with ETS applied; cc_config written; maxrate and mlx5-only keys refused before any write"
 }
 
 # The simulated NICs are their drivers to rocetune (ethtool -i): a
@@ -497,6 +503,10 @@ refused_before_writing() {
 	out=$(ROCETUNE_PROFILE_DIR=$dir "$RT_CLI" profile diff dev "$dev" 2>&1)
 	grep -q -- "$pat" <<< "$out"
 	check_err $? "$what: profile diff does not name the rule: $out"
+	out=$(ROCETUNE_PROFILE_DIR=$dir "$RT_CLI" -j profile check)
+	expect "exit status of profile check, $what" "$?" 2
+	jq -r '.errors[]' <<< "$out" | grep -- "$pat" | grep -qF "[on $dev]"
+	check_err $? "$what: profile check does not name the rule and the NIC: $out"
 }
 
 # What the driver would refuse part-way through an apply (or keep other
@@ -505,7 +515,7 @@ refused_before_writing() {
 # priorities), its starved ETS TC and its TC count.  The same sets done
 # with dcb leave the NIC as it was (dcb reads it back).
 driver_prechecks() {
-	local dir=$WORK/prechecks out
+	local dir=$WORK/prechecks out ix=$((ID + 3))
 
 	RET=0
 	mkdir -p "$dir"
@@ -555,12 +565,39 @@ driver_prechecks() {
 	refused_before_writing "$BDEV" "$dir" "bnxt_en TC above its 4" \
 		'PriorityToTC: bnxt_en refuses priority 5 on TC 5: rsim[0-9]* has 4 TCs'
 	echo 8 > "$DFS/$BX/max_tc"
+	# bnxt_en's DCB sets need host IEEE DCBX mode
+	rt_dcb dcbx set dev "$BDEV" ieee > /dev/null 2>&1
+	expect "dcbx mode of bnxt_re" "$(dcb dcbx show dev "$BDEV" | xargs)" ieee
+	printf '[Match]\nName=%s\n\n[Lossless]\nPFC=3\n' "$BDEV" > "$dir/10-p.conf"
+	refused_before_writing "$BDEV" "$dir" "bnxt_en outside host IEEE mode" \
+		'PFC: bnxt_en takes ETS, PFC and DSCP APP settings only in host IEEE DCBX mode, and rsim[0-9]* is in mode ieee'
+	rt_dcb pfc set dev "$BDEV" prio-pfc all:off 3:on > /dev/null 2>&1
+	expect "dcb prio-pfc after dcb's set outside host mode" \
+		"$(jqv .prio_pfc dcb -j pfc show dev "$BDEV")" \
+		"[false,false,false,true,true,true,false,false]"
+	rt_dcb dcbx set dev "$BDEV" host ieee > /dev/null 2>&1
+	expect "dcbx mode of bnxt_re again" "$(dcb dcbx show dev "$BDEV" | xargs)" "host ieee"
+	# ice takes no PFC delay: a cable length is refused, PFC applies
+	echo "$ix irdma" > "$SIM_BUS/new_device"
+	check_err $? "cannot create an irdma device"
+	wait_for 10 "$RT_CLI" profile show dev "rsim$ix"
+	printf '[Match]\nName=rsim%s\n\n[Lossless]\nPFC=3\nCableLengthMeters=20\n' \
+		"$ix" > "$dir/10-p.conf"
+	refused_before_writing "rsim$ix" "$dir" "ice PFC delay" \
+		'CableLengthMeters: ice takes no PFC delay (cable length): that of rsim[0-9]* stays 7'
+	sed -i '/^CableLengthMeters=/d' "$dir/10-p.conf"
+	out=$(ROCETUNE_PROFILE_DIR=$dir "$RT_CLI" -j profile apply dev "rsim$ix")
+	check_err $? "PFC=3 does not apply on irdma: $out"
+	expect "dcb prio-pfc on irdma" "$(jqv '.prio_pfc[3]' dcb -j pfc show dev "rsim$ix")" true
+	expect "dcb delay on irdma" "$(jqv .delay dcb -j pfc show dev "rsim$ix")" 7
+	echo "$ix" > "$SIM_BUS/del_device"
+	check_err $? "cannot delete the irdma device"
 	# the main profiles again, for the tests that follow
 	out=$("$RT_CLI" -j profile apply dev "$DEV")
 	check_err $? "the main profile does not apply again: $out"
 	out=$("$RT_CLI" -j profile apply dev "$BDEV")
 	check_err $? "the bnxt_re profile does not apply again: $out"
-	log_test "driver pre-checks: mlx5 headroom and shared pool, bnxt_en lossless TCs, starved TC and TC count refused before any write, naming the rule"
+	log_test "driver pre-checks: mlx5 headroom and shared pool, bnxt_en lossless TCs, starved TC and TC count and DCBX mode, ice's PFC delay refused by apply, diff and check before any write, naming the rule"
 }
 
 fail_at_each_write() {

@@ -92,6 +92,28 @@ sim_write() {
 
 # sim_sets CMD...: run CMD quietly and print how many set operations
 # reached $DEV meanwhile (its set_count knob).
+# sim_cc_write FILE TEXT: write TEXT (with Python's backslash escapes)
+# to FILE in one write() and print "ok" or the errno's name.
+sim_cc_write() {
+	python3 -S - "$@" << 'EOF'
+import errno, os, sys
+fd = os.open(sys.argv[1], os.O_WRONLY)
+try:
+    os.write(fd, sys.argv[2].encode().decode("unicode_escape").encode())
+    print("ok")
+except OSError as e:
+    print(errno.errorcode[e.errno])
+EOF
+}
+
+# sim_kver_ge MAJOR MINOR: the running kernel is MAJOR.MINOR or later.
+sim_kver_ge() {
+	local maj min
+
+	IFS=. read -r maj min _ <<< "$(uname -r)"
+	[ "$maj" -gt "$1" ] || { [ "$maj" -eq "$1" ] && [ "${min%%[!0-9]*}" -ge "$2" ]; }
+}
+
 sim_sets() {
 	local before after
 
@@ -128,6 +150,7 @@ DCB_ATTR_IEEE_APP_TABLE, IEEE_8021QAZ_APP_SEL_DSCP = 3, 5
 DCB_ATTR_IEEE_MAXRATE, DCB_ATTR_DCB_BUFFER = 7, 10
 DCB_ATTR_IEEE_APP, DCB_ATTR_DCB_APP = 1, 2
 DCB_ATTR_IEEE_ETS = 1
+DCB_CMD_SDCBX, DCB_ATTR_DCBX = 23, 14
 
 
 def attr(t, payload):
@@ -190,6 +213,9 @@ elif mode == "ets":
     ets = struct.pack("=BBB56B", 0, 0, 0, *args[16:24], *([0] * 8),
                       *args[8:16], *args[:8], *([0] * 24))
     ieee_set(dev, attr(DCB_ATTR_IEEE_ETS, ets))
+elif mode == "dcbx":
+    reply = talk(RTM_SETDCB, DCB_CMD_SDCBX, dev, attr(DCB_ATTR_DCBX, bytes([args[0]])))
+    print(reply[DCB_ATTR_DCBX][0])
 elif mode == "attrs":
     for d in [dev] + argv:
         ieee = talk(RTM_GETDCB, DCB_CMD_IEEE_GET, d)[DCB_ATTR_IEEE]
@@ -322,18 +348,85 @@ mlx5_maxrate_units() {
 	log_test "mlx5 maxrate: 50M, 1050M, 25.6G, 30.5G read back as 100M, 1000M, 25G, 30G; 255G kept, 256G refused (EINVAL)"
 }
 
+# sim_dcbx DEV MODE: what the driver's setdcbx answers (0 taken, 1
+# refused; Debian 12's dcb does not read it) for MODE, a mask of
+# DCB_CAP_DCBX_HOST 0x01, _LLD_MANAGED 0x02, _VER_CEE 0x04, _VER_IEEE 0x08.
+sim_dcbx() {
+	sim_dcbnl dcbx "$1" "$2"
+}
+
+sim_dcbx_show() {
+	dcb dcbx show dev "$1" | xargs
+}
+
+# DCBX modes as each driver takes them (Linux 6.1): mlx5
+# mlx5e_dcbnl_setdcbx(), bnxt_en bnxt_dcbnl_setdcbx(), ice
+# ice_dcbnl_setdcbx().  Answers from raw rtnetlink, state from dcb.
 dcb_dcbx() {
+	local ice=rsim$SIM_ID1 bnxt=rsim$SIM_ID2 id=$((SIM_ID + 8)) pfc
+
 	RET=0
-	sim_expect "default mode" "$(dcb dcbx show dev "$DEV" | xargs)" "host ieee"
-	rt_dcb dcbx set dev "$DEV" host cee
-	check_err $? "dcbx host cee refused"
-	sim_expect "mode" "$(dcb dcbx show dev "$DEV" | xargs)" "host cee"
-	rt_dcb dcbx set dev "$DEV" host ieee cee > /dev/null
-	sim_expect "mode after a refused set" "$(dcb dcbx show dev "$DEV" | xargs)" \
-		"host cee"
-	rt_dcb dcbx set dev "$DEV" host ieee
-	check_err $? "dcbx host ieee refused"
-	log_test "dcb dcbx: mode read back, invalid mode rejected"
+	# mlx5: host with both versions; no LLD, no mode without host but
+	# 0, which hands DCBX to the firmware (host dropped)
+	sim_expect "mlx5 default mode" "$(sim_dcbx_show "$DEV")" "host cee ieee"
+	sim_expect "mlx5 host ieee" "$(sim_dcbx "$DEV" 0x09)" 0
+	sim_expect "mlx5 mode" "$(sim_dcbx_show "$DEV")" "host ieee"
+	sim_expect "mlx5 lld-managed ieee" "$(sim_dcbx "$DEV" 0x0a)" 1
+	sim_expect "mlx5 ieee without host" "$(sim_dcbx "$DEV" 0x08)" 1
+	sim_expect "mlx5 mode after refusals" "$(sim_dcbx_show "$DEV")" "host ieee"
+	sim_expect "mlx5 mode 0 (firmware)" "$(sim_dcbx "$DEV" 0)" 0
+	sim_expect "mlx5 firmware mode" "$(sim_dcbx_show "$DEV")" "ieee"
+	sim_expect "mlx5 mode 0 again" "$(sim_dcbx "$DEV" 0)" 0
+	rt_dcb dcbx set dev "$DEV" host cee ieee
+	check_err $? "dcb dcbx set host cee ieee failed"
+	sim_expect "mlx5 back in host mode" "$(sim_dcbx_show "$DEV")" "host cee ieee"
+
+	# ice: host with one version, not the current one, not in DSCP
+	# mode; DSCP entries need IEEE
+	sim_expect "ice default mode" "$(sim_dcbx_show "$ice")" "host ieee"
+	sim_expect "ice the current mode" "$(sim_dcbx "$ice" 0x09)" 1
+	sim_expect "ice host cee ieee" "$(sim_dcbx "$ice" 0x0d)" 1
+	sim_expect "ice cee without host" "$(sim_dcbx "$ice" 0x04)" 1
+	sim_expect "ice lld-managed cee" "$(sim_dcbx "$ice" 0x06)" 1
+	sim_expect "ice DSCP entry" "$(sim_dcbnl app-add "$ice" 26 3)" 0
+	sim_expect "ice host cee in DSCP mode" "$(sim_dcbx "$ice" 0x05)" 1
+	sim_expect "ice mode in DSCP mode" "$(sim_dcbx_show "$ice")" "host ieee"
+	sim_expect "ice DSCP entry deleted" "$(sim_dcbnl app-del "$ice" 26 3)" 0
+	sim_expect "ice host cee" "$(sim_dcbx "$ice" 0x05)" 0
+	sim_expect "ice mode" "$(sim_dcbx_show "$ice")" "host cee"
+	sim_expect "ice DSCP entry in CEE mode" "$(sim_dcbnl app-add "$ice" 26 3)" 22
+	pfc=$(sim_json .prio_pfc dcb -j pfc show dev "$ice")
+	sim_expect "ice PFC set in CEE mode" "$(sim_dcbnl pfc "$ice" 0xff 0)" 22
+	sim_expect "ice ETS set in CEE mode" \
+		"$(sim_dcbnl ets "$ice" 0 0 0 0 0 0 0 0 2 2 2 2 2 2 2 2 100 0 0 0 0 0 0 0)" 22
+	sim_expect "ice prio-pfc after a refused set" \
+		"$(sim_json .prio_pfc dcb -j pfc show dev "$ice")" "$pfc"
+	sim_expect "ice host ieee" "$(sim_dcbx "$ice" 0x09)" 0
+	sim_expect "ice mode at the end" "$(sim_dcbx_show "$ice")" "host ieee"
+
+	# bnxt_en: host needs IEEE alone; without host the DCB sets are
+	# EINVAL; a mode with LLD_MANAGED is the last one taken
+	sim_expect "bnxt default mode" "$(sim_dcbx_show "$bnxt")" "host ieee"
+	sim_expect "bnxt host cee" "$(sim_dcbx "$bnxt" 0x05)" 1
+	sim_expect "bnxt host alone" "$(sim_dcbx "$bnxt" 0x01)" 1
+	sim_expect "bnxt the current mode" "$(sim_dcbx "$bnxt" 0x09)" 0
+	sim_expect "bnxt ieee without host" "$(sim_dcbx "$bnxt" 0x08)" 0
+	sim_expect "bnxt mode" "$(sim_dcbx_show "$bnxt")" "ieee"
+	sim_expect "bnxt ETS set without host" \
+		"$(sim_dcbnl ets "$bnxt" 0 0 0 0 0 0 0 0 2 2 2 2 2 2 2 2 100 0 0 0 0 0 0 0)" 22
+	sim_expect "bnxt DSCP entry without host" \
+		"$(sim_dcbnl app-add "$bnxt" 26 3)" 22
+	sim_expect "bnxt host ieee" "$(sim_dcbx "$bnxt" 0x09)" 0
+	sim_expect "bnxt mode at the end" "$(sim_dcbx_show "$bnxt")" "host ieee"
+	echo "$id bnxt_re" > "$SIM_BUS"/new_device
+	check_err $? "cannot create device $id"
+	sim_expect "bnxt lld-managed ieee" "$(sim_dcbx "rsim$id" 0x0a)" 0
+	sim_expect "bnxt host ieee after lld-managed" "$(sim_dcbx "rsim$id" 0x09)" 1
+	sim_expect "bnxt mode after lld-managed" "$(sim_dcbx_show "rsim$id")" \
+		"lld-managed ieee"
+	echo "$id" > "$SIM_BUS"/del_device
+	check_err $? "cannot delete device $id"
+	log_test "dcb dcbx: mlx5 host modes and mode 0 (firmware), ice one version and not in DSCP mode, bnxt_en host IEEE only and LLD_MANAGED final"
 }
 
 # None of the three drivers has apptrust ops (mlx5: en_dcbnl.c
@@ -623,6 +716,29 @@ cc_params() {
 	sim_expect "rp_max_rate 32 bits" "$(cat "$cc/rp_max_rate")" 4000000000
 	echo abc > "$cc/rp_ai_rate" 2> /dev/null
 	check_fail $? "non-number accepted"
+	# mlx5 cong.c set_param(): over 11 bytes EINVAL, of 11 the 11th lost
+	sim_cc_write "$cc/rp_ai_rate" 5 > /dev/null
+	sim_expect "mlx5 write of 12 bytes" \
+		"$(sim_cc_write "$cc/rp_ai_rate" '00000000007\n')" EINVAL
+	sim_expect "rp_ai_rate after 12 bytes" "$(cat "$cc/rp_ai_rate")" 5
+	sim_expect "mlx5 write of 11 bytes" \
+		"$(sim_cc_write "$cc/rp_max_rate" '4294967295\n')" ok
+	sim_expect "rp_max_rate of 11 bytes" "$(cat "$cc/rp_max_rate")" 4294967295
+	sim_expect "mlx5 write of 11 digits" \
+		"$(sim_cc_write "$cc/rp_max_rate" 12345678901)" ok
+	sim_expect "rp_max_rate of 11 digits" "$(cat "$cc/rp_max_rate")" 1234567890
+	sim_cc_write "$cc/rp_max_rate" 0 > /dev/null
+	# 20 files in 6.1 (cong.c), rtt_resp_dscp_valid and rtt_resp_dscp
+	# since 6.3
+	if sim_kver_ge 6 3; then
+		sim_expect "mlx5 cc_params since 6.3" "$(find "$cc" -type f | wc -l)" 22
+		sim_expect "rtt_resp_dscp_valid default" \
+			"$(cat "$cc/rtt_resp_dscp_valid")" 0
+	else
+		sim_expect "mlx5 cc_params before 6.3" "$(find "$cc" -type f | wc -l)" 20
+		[ ! -e "$cc/rtt_resp_dscp" ] && [ ! -e "$cc/rtt_resp_dscp_valid" ]
+		check_err $? "rtt_resp_* files before 6.3"
+	fi
 	[ ! -e "/sys/kernel/debug/rocetune_sim/$SIM_ID1/cc_params" ]
 	check_err $? "irdma personality has mlx5 cc_params"
 	cc=/sys/kernel/debug/rocetune_sim/$SIM_ID2/cc_config
@@ -631,6 +747,13 @@ cc_params() {
 	sim_expect "bnxt_re tos_dscp 0x1a" "$(cat "$cc/tos_dscp")" 26
 	echo 2 > "$cc/cc_mode"
 	sim_expect "bnxt_re cc_mode 2 (1 bit)" "$(cat "$cc/cc_mode")" 0
+	# bnxt_re debugfs.c bnxt_re_cc_config_set(): 16 bytes or more EINVAL
+	sim_expect "bnxt_re write of 16 bytes" \
+		"$(sim_cc_write "$cc/tos_dscp" '000000000000007\n')" EINVAL
+	sim_expect "tos_dscp after 16 bytes" "$(cat "$cc/tos_dscp")" 26
+	sim_expect "bnxt_re write of 15 bytes" \
+		"$(sim_cc_write "$cc/tos_dscp" '00000000000007\n')" ok
+	sim_expect "tos_dscp of 15 bytes" "$(cat "$cc/tos_dscp")" 7
 	cat "$cc/tx_queue" > /dev/null 2>&1
 	check_fail $? "bnxt_re tx_queue readable"
 	echo 1 > "$cc/tx_queue" 2> /dev/null
@@ -1245,7 +1368,7 @@ cleanup() {
 	local id
 
 	for id in "$SIM_ID" "$SIM_ID1" "$SIM_ID2" $((SIM_ID + 5)) \
-		$((SIM_ID + 6)) $((SIM_ID + 7)); do
+		$((SIM_ID + 6)) $((SIM_ID + 7)) $((SIM_ID + 8)); do
 		echo "$id" > "$SIM_BUS"/del_device 2> /dev/null
 	done
 	rt_sim_unload

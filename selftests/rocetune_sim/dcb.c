@@ -47,7 +47,10 @@ void rsim_dcb_init(struct rsim_dev *rsim)
 	rsim->buf_xoff = 0;	/* the driver's dcbx.xoff before a config */
 	rsim->max_tc = IEEE_8021QAZ_MAX_TCS;
 	rsim->max_lltc = 2;
+	/* mlx5e_dcbnl_initialize(), bnxt_dcb_init(), ice: rsim_setdcbx() */
 	rsim->dcbx = DCB_CAP_DCBX_HOST | DCB_CAP_DCBX_VER_IEEE;
+	if (rsim->pers == RSIM_MLX5)
+		rsim->dcbx |= DCB_CAP_DCBX_VER_CEE;
 	for (i = 0; i < RSIM_NUM_DSCP; i++)
 		rsim->dscp2prio[i] = -1;
 }
@@ -96,6 +99,17 @@ static int rsim_ieee_getets(struct net_device *dev, struct ieee_ets *ets)
  */
 #define RSIM_ENOTSUPP	524	/* the kernel's ENOTSUPP, not EOPNOTSUPP */
 
+/*
+ * bnxt_en's ETS, PFC and APP sets need host and IEEE DCBX modes, else
+ * EINVAL (bnxt_dcb.c bnxt_dcbnl_ieee_setets(), _setpfc(), _setapp(),
+ * _delapp(), Linux 6.1).
+ */
+static bool rsim_bnxt_host_ieee(const struct rsim_dev *rsim)
+{
+	return (rsim->dcbx & DCB_CAP_DCBX_VER_IEEE) &&
+	       (rsim->dcbx & DCB_CAP_DCBX_HOST);
+}
+
 static int rsim_bnxt_validate_ets(struct rsim_dev *rsim,
 				  const struct ieee_ets *ets)
 {
@@ -104,8 +118,7 @@ static int rsim_bnxt_validate_ets(struct rsim_dev *rsim,
 	int i, sum = 0;
 	u8 top = 0;
 
-	if (!(rsim->dcbx & DCB_CAP_DCBX_VER_IEEE) ||
-	    !(rsim->dcbx & DCB_CAP_DCBX_HOST))
+	if (!rsim_bnxt_host_ieee(rsim))
 		return -EINVAL;
 	for (i = 0; i < IEEE_8021QAZ_MAX_TCS; i++) {
 		if (ets->prio_tc[i] > rsim->max_tc) {
@@ -144,6 +157,15 @@ static int rsim_bnxt_validate_ets(struct rsim_dev *rsim,
 		return -EINVAL;
 	}
 	return 0;
+}
+
+/*
+ * ice's ETS and PFC sets need IEEE DCBX mode, else EINVAL
+ * (ice_dcb_nl.c ice_dcbnl_setets(), ice_dcbnl_setpfc(), Linux 6.1).
+ */
+static bool rsim_ice_ieee(const struct rsim_dev *rsim)
+{
+	return rsim->dcbx & DCB_CAP_DCBX_VER_IEEE;
 }
 
 static int rsim_validate_ets(struct net_device *dev, const struct ieee_ets *ets)
@@ -188,6 +210,8 @@ static int rsim_ieee_setets(struct net_device *dev, struct ieee_ets *ets)
 		return err;
 	if (rsim->pers == RSIM_BNXT_RE)
 		err = rsim_bnxt_validate_ets(rsim, ets);
+	else if (rsim->pers == RSIM_IRDMA && !rsim_ice_ieee(rsim))
+		err = -EINVAL;
 	else
 		err = rsim_validate_ets(dev, ets);
 	if (err)
@@ -319,8 +343,8 @@ static int rsim_mlx5_setpfc(struct rsim_dev *rsim, const struct ieee_pfc *pfc)
 
 /*
  * bnxt_en PFC (bnxt_dcb.c bnxt_dcbnl_ieee_setpfc(),
- * bnxt_hwrm_queue_pfc_cfg(), Linux 6.1): EINVAL before the first ETS set,
- * and when the PFC priorities fall into more of the TCs below max_tc than
+ * bnxt_hwrm_queue_pfc_cfg(), Linux 6.1): EINVAL outside host IEEE mode,
+ * before the first ETS set, and when the PFC priorities fall into more of the TCs below max_tc than
  * max_lltc; the structure is kept as given (delay and mbc too).
  */
 static int rsim_bnxt_setpfc(struct rsim_dev *rsim, const struct ieee_pfc *pfc)
@@ -328,6 +352,8 @@ static int rsim_bnxt_setpfc(struct rsim_dev *rsim, const struct ieee_pfc *pfc)
 	unsigned int lltc = 0;
 	int tc, prio;
 
+	if (!rsim_bnxt_host_ieee(rsim))
+		return -EINVAL;
 	if (!rsim->ets_set) {
 		netdev_err(rsim->netdev, "PFC: no ETS set yet\n");
 		return -EINVAL;
@@ -370,6 +396,8 @@ static int rsim_ieee_setpfc(struct net_device *dev, struct ieee_pfc *pfc)
 	case RSIM_BNXT_RE:
 		return rsim_bnxt_setpfc(rsim, pfc);
 	default:
+		if (!rsim_ice_ieee(rsim))
+			return -EINVAL;
 		rsim->pfc_en = pfc->pfc_en;
 		return 0;
 	}
@@ -496,10 +524,11 @@ static int rsim_mlx5_delapp(struct net_device *dev, struct dcb_app *app)
 
 /*
  * ice (drivers/net/ethernet/intel/ice/ice_dcb_nl.c, 6.1,
- * ice_dcbnl_setapp/delapp): DSCP selector only, DSCP < 64, priority below
- * the TC count (8); the entry goes to dcbnl's table first, so an
- * identical one is EEXIST; a DSCP that is already mapped is EINVAL and
- * the new entry is taken out again (a remap needs a delete first).  The
+ * ice_dcbnl_setapp/delapp): an add needs IEEE DCBX mode (EINVAL); DSCP
+ * selector only, DSCP < 64, priority below the TC count (8); the entry
+ * goes to dcbnl's table first, so an identical one is EEXIST; a DSCP that
+ * is already mapped is EINVAL and the new entry is taken out again (a
+ * remap needs a delete first).  The
  * first mapping switches the port to DSCP QoS, deleting the last one back
  * to VLAN (PCP) QoS.
  */
@@ -510,7 +539,8 @@ static int rsim_ice_setapp(struct net_device *dev, struct dcb_app *app)
 
 	if (!rsim_set_begin(rsim, &err))
 		return err;
-	if (!rsim_app_dscp_ok(app) || app->priority >= RSIM_NUM_PRIO)
+	if (!(rsim->dcbx & DCB_CAP_DCBX_VER_IEEE) || !rsim_app_dscp_ok(app) ||
+	    app->priority >= RSIM_NUM_PRIO)
 		return -EINVAL;
 	err = dcb_ieee_setapp(dev, app);
 	if (err)
@@ -558,6 +588,8 @@ static int rsim_bnxt_setapp(struct net_device *dev, struct dcb_app *app)
 
 	if (!rsim_set_begin(rsim, &err))
 		return err;
+	if (!rsim_bnxt_host_ieee(rsim))
+		return -EINVAL;
 	if (dscp && app->protocol >= RSIM_NUM_DSCP)
 		return -EINVAL;
 	err = dcb_ieee_setapp(dev, app);
@@ -576,6 +608,8 @@ static int rsim_bnxt_delapp(struct net_device *dev, struct dcb_app *app)
 
 	if (!rsim_set_begin(rsim, &err))
 		return err;
+	if (!rsim_bnxt_host_ieee(rsim))
+		return -EINVAL;
 	if (dscp && app->protocol >= RSIM_NUM_DSCP)
 		return -EINVAL;
 	err = dcb_ieee_delapp(dev, app);
@@ -691,22 +725,83 @@ static u8 rsim_getdcbx(struct net_device *dev)
 	return rsim_from_netdev(dev)->dcbx;
 }
 
-/* Returns 0 on success, 1 on failure (the dcbnl convention). */
+/*
+ * DCBX mode, per driver; each returns 0 on success, 1 on failure (what
+ * dcbnl passes to user space in DCB_ATTR_DCBX).
+ *
+ * mlx5 (en_dcbnl.c mlx5e_dcbnl_setdcbx(), mlx5e_dcbnl_initialize(),
+ * Linux 6.1), on a NIC with the dcbx capability: starts in host mode as
+ * CEE|IEEE|HOST; LLD_MANAGED is refused; mode 0 hands DCBX to the
+ * firmware, which drops HOST and keeps the versions (accepted again when
+ * already there); any other mode without HOST is refused; else the mode
+ * is taken as given (back in host mode), any mix of CEE and IEEE.
+ */
+static u8 rsim_mlx5_setdcbx(struct rsim_dev *rsim, u8 mode)
+{
+	if (mode & DCB_CAP_DCBX_LLD_MANAGED)
+		return 1;
+	if (!mode) {
+		rsim->dcbx &= ~DCB_CAP_DCBX_HOST;
+		return 0;
+	}
+	if (!(mode & DCB_CAP_DCBX_HOST))
+		return 1;
+	rsim->dcbx = mode;
+	return 0;
+}
+
+/*
+ * bnxt_en (bnxt_dcb.c bnxt_dcbnl_setdcbx(), bnxt_dcb_init(), Linux 6.1),
+ * a PF whose firmware runs no LLDP agent: starts as IEEE|HOST; once the
+ * mode has LLD_MANAGED every set is refused (the NVRAM has it); a mode
+ * with HOST must be IEEE without CEE; a mode without HOST is taken as
+ * given, after which the ETS, PFC and APP sets are EINVAL (they need host
+ * and IEEE modes).
+ */
+static u8 rsim_bnxt_setdcbx(struct rsim_dev *rsim, u8 mode)
+{
+	if (rsim->dcbx & DCB_CAP_DCBX_LLD_MANAGED)
+		return 1;
+	if ((mode & DCB_CAP_DCBX_HOST) &&
+	    ((mode & DCB_CAP_DCBX_VER_CEE) || !(mode & DCB_CAP_DCBX_VER_IEEE)))
+		return 1;
+	rsim->dcbx = mode;
+	return 0;
+}
+
+/*
+ * ice (ice_dcb_nl.c ice_dcbnl_setdcbx(), ice_dcb_lib.h, Linux 6.1), with
+ * the software LLDP agent: starts as IEEE|HOST; LLD_MANAGED, CEE with
+ * IEEE and a mode without HOST are refused, and so is the current mode
+ * (ICE_DCB_NO_HW_CHG is 1) and any change while the port is in DSCP QoS
+ * mode (a DSCP APP entry mapped); else the mode is taken.
+ */
+static u8 rsim_ice_setdcbx(struct rsim_dev *rsim, u8 mode)
+{
+	if ((mode & DCB_CAP_DCBX_LLD_MANAGED) ||
+	    ((mode & DCB_CAP_DCBX_VER_IEEE) && (mode & DCB_CAP_DCBX_VER_CEE)) ||
+	    !(mode & DCB_CAP_DCBX_HOST) || mode == rsim->dcbx ||
+	    rsim->num_dscp_apps)
+		return 1;
+	rsim->dcbx = mode;
+	return 0;
+}
+
 static u8 rsim_setdcbx(struct net_device *dev, u8 mode)
 {
 	struct rsim_dev *rsim = rsim_from_netdev(dev);
-	bool host = mode & DCB_CAP_DCBX_HOST;
-	bool lld = mode & DCB_CAP_DCBX_LLD_MANAGED;
-	bool cee = mode & DCB_CAP_DCBX_VER_CEE;
-	bool ieee = mode & DCB_CAP_DCBX_VER_IEEE;
 	int err;
 
 	if (!rsim_set_begin(rsim, &err))
 		return err ? 1 : 0;
-	if (host == lld || cee == ieee)
-		return 1;
-	rsim->dcbx = mode;
-	return 0;
+	switch (rsim->pers) {
+	case RSIM_MLX5:
+		return rsim_mlx5_setdcbx(rsim, mode);
+	case RSIM_BNXT_RE:
+		return rsim_bnxt_setdcbx(rsim, mode);
+	default:
+		return rsim_ice_setdcbx(rsim, mode);
+	}
 }
 
 /*

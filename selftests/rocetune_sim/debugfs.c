@@ -458,9 +458,21 @@ static const struct rsim_cc_param rsim_bnxt_re_cc[] = {
 	{ "inactivity_cp", 16, 0 },
 };
 
+/*
+ * mlx5's last two files, rtt_resp_dscp_valid and rtt_resp_dscp, came in
+ * 6.3 (commit 66fb1d5df6ac "IB/mlx5: Extend debug control for CC
+ * parameters"): 6.1's cong.c mlx5_ib_dbg_cc_name[] has the 20 others.
+ * Kbuild finds them in the kernel's mlx5_ifc.h (RSIM_MLX5_RTT_RESP).
+ */
+#ifdef RSIM_MLX5_RTT_RESP
+#define RSIM_MLX5_CC_NUM	ARRAY_SIZE(rsim_mlx5_cc)
+#else
+#define RSIM_MLX5_CC_NUM	(ARRAY_SIZE(rsim_mlx5_cc) - 2)
+#endif
+
 static const struct rsim_cc_table rsim_cc_tables[RSIM_NUM_PERSONALITIES] = {
 	[RSIM_MLX5] = { "mlx5", "cc_params", 0600, rsim_mlx5_cc,
-			ARRAY_SIZE(rsim_mlx5_cc) },
+			RSIM_MLX5_CC_NUM },
 	[RSIM_BNXT_RE] = { "bnxt_re", "cc_config", 0400, rsim_bnxt_re_cc,
 			   ARRAY_SIZE(rsim_bnxt_re_cc) },
 };
@@ -504,10 +516,40 @@ static ssize_t rsim_cc_read(struct file *file, char __user *ubuf,
 }
 
 /*
- * Like the drivers: a decimal or 0x value (else EINVAL); the "firmware"
- * keeps the bits that fit the field.  mlx5: setting np_cnp_prio selects
- * the configured priority (np_cnp_prio_mode 0), setting rtt_resp_dscp
- * marks it valid.
+ * The text of a cc write, as each driver takes it:
+ *
+ * mlx5 (drivers/infiniband/hw/mlx5/cong.c set_param(), Linux 6.1): a
+ * buffer of 11 bytes, more than 11 written is EINVAL; its last byte is
+ * then overwritten with the terminator, so of exactly 11 bytes only the
+ * first 10 are parsed ("4294967295\n" passes, "12345678901" is read as
+ * 1234567890).
+ *
+ * bnxt_re (drivers/infiniband/hw/bnxt_re/debugfs.c
+ * bnxt_re_cc_config_set(), 6.15, with the bounds check of commit
+ * dbc641ecf1cb "RDMA/bnxt_re: Fix buffer overflow in debugfs code"): a
+ * buffer of 16 bytes, 16 or more written is EINVAL, the rest terminated
+ * after the last byte written.
+ */
+static int rsim_cc_text(const struct rsim_dev *rsim, const char __user *ubuf,
+			size_t count, char *buf)
+{
+	size_t size = rsim->pers == RSIM_MLX5 ? 11 : 16;
+
+	if (rsim->pers == RSIM_MLX5 ? count > size : count >= size)
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = '\0';
+	buf[size - 1] = '\0';
+	return 0;
+}
+
+/*
+ * Like the drivers: a decimal or 0x value (kstrtou32() base 0, else
+ * EINVAL) of a bounded length (rsim_cc_text()); the "firmware" keeps the
+ * bits that fit the field.  mlx5: setting np_cnp_prio selects the
+ * configured priority (np_cnp_prio_mode 0), setting rtt_resp_dscp marks
+ * it valid.
  */
 static ssize_t rsim_cc_write(struct file *file, const char __user *ubuf,
 			     size_t count, loff_t *ppos)
@@ -515,13 +557,16 @@ static ssize_t rsim_cc_write(struct file *file, const char __user *ubuf,
 	struct rsim_cnt_file *cf = file->private_data;
 	struct rsim_dev *rsim = cf->rsim;
 	const struct rsim_cc_param *param = rsim_cc_param(rsim, cf->idx);
+	char buf[17];
 	u32 val, mask;
 	int err;
 
 	if (!rsim_set_begin(rsim, &err))
 		return err ? err : count;
-	err = kstrtou32_from_user(ubuf, count, 0, &val);
+	err = rsim_cc_text(rsim, ubuf, count, buf);
 	if (err)
+		return err;
+	if (kstrtou32(buf, 0, &val))
 		return -EINVAL;
 	if (param->no_write)
 		return -EOPNOTSUPP;

@@ -239,25 +239,63 @@ static int rt_profile_dir_missing(void)
 }
 
 /*
- * The [DCQCN] values of @p against the ranges of the software RoCE NICs
- * it is the profile of (@set: the first match wins, as in apply; NULL:
- * every NIC @p matches), with the message diff and apply would give.
+ * The DCB settings of @p against the rules of @nic's driver
+ * (rt_drvcheck()), as diff and apply would hold them, each error naming
+ * the NIC.  Only the DCB state is read (no privilege needed); a NIC whose
+ * DCB cannot be read is left to diff and apply.
+ */
+static void rt_profile_check_driver(const struct rt_profile *p,
+				    const struct rt_nic *nic,
+				    struct rt_sys_ctx *ctx, struct rt_diag *d)
+{
+	struct rt_nic_state *ns = calloc(1, sizeof(*ns));
+	struct rt_state *want = calloc(1, sizeof(*want));
+	struct rt_diag *tmp = calloc(1, sizeof(*tmp));
+	char msg[512];
+	unsigned int i;
+
+	if (!ns || !want || !tmp) {
+		rt_diag_add(d, "out of memory");
+		goto out;
+	}
+	if (rt_backend_sys.read(ctx, nic, RT_NEED_DCB, ns, msg, sizeof(msg)) ||
+	    !ns->dcb_ok)
+		goto out;
+	rt_want_build(p, nic, ns, want, tmp);
+	memset(tmp, 0, sizeof(*tmp));
+	rt_drvcheck(p, nic, ns, want, tmp);
+	for (i = 0; i < tmp->n && i < RT_DIAG_MAX; i++)
+		rt_diag_add(d, "%s [on %s]", tmp->msg[i], nic->id.netdev);
+out:
+	free(tmp);
+	free(want);
+	free(ns);
+}
+
+/*
+ * Each NIC @p is the profile of (@set: the first match wins, as in
+ * apply; NULL: every NIC @p matches): its DCB settings against the NIC's
+ * driver, its [DCQCN] values against the ranges of a software RoCE NIC,
+ * with the messages diff and apply would give.
  */
 static void rt_profile_check_nics(const struct rt_profile *p,
 				  const struct rt_profile_set *set,
 				  const struct rt_nic *nics, unsigned int n,
 				  struct rt_diag *d)
 {
+	struct rt_sys_ctx ctx = { 0 };
 	unsigned int i;
 
 	for (i = 0; i < n; i++) {
-		if (nics[i].cc != RT_CC_RXE)
-			continue;
 		if (set ? rt_profile_find(set, &nics[i].id) != p :
 			  !rt_profile_match(p, &nics[i].id))
 			continue;
-		rt_rxe_check_profile(p, nics[i].id.rdma_dev, d);
+		if (nics[i].cc == RT_CC_RXE)
+			rt_rxe_check_profile(p, nics[i].id.rdma_dev, d);
+		else if (rt_want_needs(p) & RT_NEED_DCB)
+			rt_profile_check_driver(p, &nics[i], &ctx, d);
 	}
+	rt_sys_ctx_close(&ctx);
 }
 
 static int rt_profile_check(struct rt_cli *cli)

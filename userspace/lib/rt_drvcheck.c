@@ -17,6 +17,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <linux/dcbnl.h>
+
 #include "rt_nic.h"
 #include "rt_want.h"
 
@@ -39,13 +41,20 @@ static const struct rt_setting *rt_dc_get(const struct rt_nic_state *cur,
 	return w ? w : rt_state_find(&cur->st, kind, 0);
 }
 
+static bool rt_dc_changes_key(const struct rt_nic_state *cur,
+			      const struct rt_state *want,
+			      enum rt_set_kind kind, unsigned int key)
+{
+	const struct rt_setting *w = rt_state_find(want, kind, key);
+	const struct rt_setting *c = rt_state_find(&cur->st, kind, key);
+
+	return w && (!c || !rt_setting_equal(w, c));
+}
+
 static bool rt_dc_changes(const struct rt_nic_state *cur,
 			  const struct rt_state *want, enum rt_set_kind kind)
 {
-	const struct rt_setting *w = rt_state_find(want, kind, 0);
-	const struct rt_setting *c = rt_state_find(&cur->st, kind, 0);
-
-	return w && (!c || !rt_setting_equal(w, c));
+	return rt_dc_changes_key(cur, want, kind, 0);
 }
 
 /* @k if @p gives it, else the first of @alt, @alt2 it gives. */
@@ -159,6 +168,33 @@ static void rt_dc_bnxt_pfc(const struct rt_profile *p, const struct rt_nic *nic,
 }
 
 /*
+ * bnxt_en refuses a PFC set (EINVAL) until ETS has been set once, and
+ * until then reads an empty ETS (all zero but ets_cap): bnxt_dcb.c
+ * bnxt_hwrm_queue_pfc_cfg() and bnxt_dcbnl_ieee_getets(), Linux 6.1.
+ * ETS is written before PFC (rt_apply.c), so a PFC change is refused only
+ * when the apply writes no ETS.
+ */
+static void rt_dc_bnxt_pfc_before_ets(const struct rt_profile *p,
+				      const struct rt_nic *nic,
+				      const struct rt_nic_state *cur,
+				      const struct rt_state *want,
+				      struct rt_diag *d)
+{
+	const struct rt_setting *ets = rt_state_find(&cur->st, RT_SK_ETS, 0);
+	unsigned int i;
+
+	if (!ets || rt_dc_changes(cur, want, RT_SK_ETS))
+		return;
+	for (i = 0; i < ets->n; i++)
+		if (ets->v[i])
+			return;
+	rt_profile_key_err(d, p, rt_dc_key(p, RT_PK_PFC, RT_PK_CABLE_LENGTH_METERS,
+					   RT_PK_PFC),
+		    "bnxt_en refuses PFC until ETS has been set once, and the ETS of %s reads empty (never set): give PriorityToTC=, TSA= or ETSBandwidth= in the profile, which rocetune writes before PFC (bnxt_dcb.c bnxt_hwrm_queue_pfc_cfg())",
+		    nic->id.netdev);
+}
+
+/*
  * mlx5 port buffers (en/port_buffer.c mlx5e_port_manual_buffer_config(),
  * update_xoff_threshold(), port_update_shared_buffer(), calculate_xoff(),
  * Linux 6.1).  A lossless buffer (one a PFC priority maps to) needs
@@ -220,6 +256,84 @@ static void rt_dc_mlx5_buffer(const struct rt_profile *p,
 			    cur->buf_total);
 }
 
+/*
+ * ice takes only the enabled priorities (and the capability) of a PFC
+ * set: the delay, which CableLengthMeters= writes, is the hardware's and
+ * reads back unchanged (ice_dcb_nl.c ice_dcbnl_setpfc(), Linux 6.1).
+ */
+static void rt_dc_ice_pfc(const struct rt_profile *p, const struct rt_nic *nic,
+			  const struct rt_nic_state *cur,
+			  const struct rt_setting *pfc, struct rt_diag *d)
+{
+	const struct rt_setting *c = rt_state_find(&cur->st, RT_SK_PFC, 0);
+
+	if (c && RT_PFC_DELAY(pfc) != RT_PFC_DELAY(c))
+		rt_profile_key_err(d, p, RT_PK_CABLE_LENGTH_METERS,
+			    "ice takes no PFC delay (cable length): that of %s stays %" PRIu64 " (ice_dcb_nl.c ice_dcbnl_setpfc())",
+			    nic->id.netdev, RT_PFC_DELAY(c));
+}
+
+/* Does @want change a DSCP APP entry of @cur (@adds: by adding one)? */
+static bool rt_dc_dscp_changes(const struct rt_nic_state *cur,
+			       const struct rt_state *want, bool adds)
+{
+	const struct rt_setting *w;
+	unsigned int i;
+
+	for (i = 0; i < RT_NDSCP; i++) {
+		w = rt_state_find(want, RT_SK_DSCP, i);
+		if (w && (!adds || !w->absent) &&
+		    rt_dc_changes_key(cur, want, RT_SK_DSCP, i))
+			return true;
+	}
+	return false;
+}
+
+/* "host ieee", "lld-managed cee", ... as dcb dcbx show names them. */
+static void rt_dc_dcbx_name(uint8_t m, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s%s%s", m & DCB_CAP_DCBX_HOST ? " host" : "",
+		 m & DCB_CAP_DCBX_LLD_MANAGED ? " lld-managed" : "",
+		 m & DCB_CAP_DCBX_VER_CEE ? " cee" : "",
+		 m & DCB_CAP_DCBX_VER_IEEE ? " ieee" : "");
+}
+
+/*
+ * The DCBX mode the driver's IEEE ETS, PFC and APP sets need, else EINVAL:
+ * bnxt_en host and IEEE (bnxt_dcb.c bnxt_dcbnl_ieee_setets(), _setpfc(),
+ * _setapp(), _delapp()), ice IEEE without LLD_MANAGED for ETS, PFC and
+ * APP adds (ice_dcb_nl.c ice_dcbnl_setets(), _setpfc(), _setapp();
+ * Linux 6.1).  A mode that could not be read (0) is not held against.
+ */
+static void rt_dc_dcbx(const struct rt_profile *p, const struct rt_nic *nic,
+		       const struct rt_nic_state *cur, bool ets_ch,
+		       bool pfc_ch, bool app_ch, struct rt_diag *d)
+{
+	bool bnxt = !strcmp(nic->id.driver, "bnxt_en");
+	uint8_t m = cur->dcbx;
+	enum rt_pkey key;
+	char mode[64];
+
+	if (!m || (!ets_ch && !pfc_ch && !app_ch))
+		return;
+	if (bnxt ? (m & DCB_CAP_DCBX_HOST) && (m & DCB_CAP_DCBX_VER_IEEE) :
+		   !(m & DCB_CAP_DCBX_LLD_MANAGED) && (m & DCB_CAP_DCBX_VER_IEEE))
+		return;
+	key = ets_ch ? RT_DC_ETS(p, RT_PK_PRIORITY_TO_TC) :
+	      pfc_ch ? rt_dc_key(p, RT_PK_PFC, RT_PK_CABLE_LENGTH_METERS,
+				 RT_PK_PFC) :
+		       rt_dc_key(p, RT_PK_DSCP_TO_PRIORITY, RT_PK_TRUST,
+				 RT_PK_TRUST);
+	rt_dc_dcbx_name(m, mode, sizeof(mode));
+	rt_profile_key_err(d, p, key,
+		    "%s takes ETS, PFC and DSCP APP settings only in %s DCBX mode, and %s is in mode%s (%s; dcb dcbx set dev %s %s)",
+		    bnxt ? "bnxt_en" : "ice", bnxt ? "host IEEE" : "IEEE",
+		    nic->id.netdev, mode,
+		    bnxt ? "bnxt_dcb.c bnxt_dcbnl_ieee_setets()" :
+			   "ice_dcb_nl.c ice_dcbnl_setets()",
+		    nic->id.netdev, "host ieee");
+}
+
 void rt_drvcheck(const struct rt_profile *p, const struct rt_nic *nic,
 		 const struct rt_nic_state *cur, const struct rt_state *want,
 		 struct rt_diag *d)
@@ -231,11 +345,21 @@ void rt_drvcheck(const struct rt_profile *p, const struct rt_nic *nic,
 	bool pfc_ch = rt_dc_changes(cur, want, RT_SK_PFC);
 	bool buf_ch = rt_dc_changes(cur, want, RT_SK_BUFFER);
 
+	if (!strcmp(nic->id.driver, "bnxt_en") || !strcmp(nic->id.driver, "ice"))
+		rt_dc_dcbx(p, nic, cur, ets_ch, pfc_ch,
+			   rt_dc_dscp_changes(cur, want,
+					      !strcmp(nic->id.driver, "ice")),
+			   d);
 	if (!strcmp(nic->id.driver, "bnxt_en")) {
 		if (ets && ets_ch)
 			rt_dc_bnxt_ets(p, nic, cur, ets, d);
 		if (ets && pfc && (ets_ch || pfc_ch))
 			rt_dc_bnxt_pfc(p, nic, cur, ets, pfc, d);
+		if (pfc_ch)
+			rt_dc_bnxt_pfc_before_ets(p, nic, cur, want, d);
+	} else if (!strcmp(nic->id.driver, "ice")) {
+		if (pfc && pfc_ch)
+			rt_dc_ice_pfc(p, nic, cur, pfc, d);
 	} else if (!strcmp(nic->id.driver, "mlx5_core")) {
 		/*
 		 * mlx5 reads a strict or vendor TC back as 0 %: the profile

@@ -73,6 +73,7 @@ struct rt_nic_state {
 	bool has_ets, has_pfc, has_maxrate, has_buffer, has_apptrust;
 	unsigned int ets_cap;		/* DCB: the ETS TCs the driver reports */
 	unsigned int buf_total;		/* DCB: the buffer total_size, bytes */
+	uint8_t dcbx;			/* DCB: the DCBX mode, 0 if unknown */
 	bool storm_ok;			/* pfc-prevention-tout read */
 	char storm_err[256];
 	bool cc_ok;			/* vendor cc files read */

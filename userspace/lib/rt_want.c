@@ -195,33 +195,6 @@ static void rt_want_ets(const struct rt_profile *p, const struct rt_nic *nic,
 				 "give ETSBandwidth= for the new TSA=");
 }
 
-/*
- * bnxt_en refuses a PFC set (EINVAL) until ETS has been set once, and
- * until then reads an empty ETS (all zero but ets_cap): bnxt_dcb.c
- * bnxt_hwrm_queue_pfc_cfg() and bnxt_dcbnl_ieee_getets(), Linux 6.1.
- * ETS is written before PFC, so a PFC change is refused only when the
- * apply writes no ETS.
- */
-static bool rt_bnxt_pfc_before_ets(const struct rt_nic *nic,
-				   const struct rt_nic_state *cur,
-				   const struct rt_state *want)
-{
-	const struct rt_setting *ets = rt_state_find(&cur->st, RT_SK_ETS, 0);
-	const struct rt_setting *pfc = rt_state_find(want, RT_SK_PFC, 0);
-	const struct rt_setting *w = rt_state_find(want, RT_SK_ETS, 0);
-	const struct rt_setting *c = rt_state_find(&cur->st, RT_SK_PFC, 0);
-	unsigned int i;
-
-	if (strcmp(nic->id.driver, "bnxt_en") || !ets || !pfc ||
-	    (c && rt_setting_equal(pfc, c)) ||
-	    (w && !rt_setting_equal(w, ets)))
-		return false;
-	for (i = 0; i < ets->n; i++)
-		if (ets->v[i])
-			return false;
-	return true;
-}
-
 static void rt_want_pfc(const struct rt_profile *p, const struct rt_nic *nic,
 			const struct rt_nic_state *cur, struct rt_state *want,
 			struct rt_diag *d)
@@ -249,10 +222,6 @@ static void rt_want_pfc(const struct rt_profile *p, const struct rt_nic *nic,
 		rt_profile_key_err(d, p, RT_PK_PFC,
 			    "%s can enable PFC on at most %" PRIu64 " priorities",
 			    nic->id.netdev, w->v[3]);
-	if (rt_bnxt_pfc_before_ets(nic, cur, want))
-		rt_profile_key_err(d, p, en ? RT_PK_PFC : RT_PK_CABLE_LENGTH_METERS,
-			    "bnxt_en refuses PFC until ETS has been set once, and the ETS of %s reads empty (never set): give PriorityToTC=, TSA= or ETSBandwidth= in the profile, which rocetune writes before PFC",
-			    nic->id.netdev);
 }
 
 /* mlx5 keeps max rates in units of 100 Mb/s up to 25.5 Gb/s, else 1 Gb/s. */
@@ -586,6 +555,7 @@ static void rt_read_dcb(struct rt_sys_ctx *ctx, const struct rt_nic *nic,
 	ns->has_apptrust = ds.has_apptrust;
 	ns->ets_cap = ds.ets.ets_cap;
 	ns->buf_total = ds.has_buffer ? ds.buffer.total_size : 0;
+	ns->dcbx = ds.dcbx;
 	if (ds.has_ets && (s = rt_state_add(&ns->st, RT_SK_ETS, 0))) {
 		s->n = 24;
 		for (i = 0; i < RT_NTC; i++) {

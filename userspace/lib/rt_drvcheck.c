@@ -363,7 +363,7 @@ void rt_drvcheck(const struct rt_profile *p, const struct rt_nic *nic,
 	} else if (!strcmp(nic->id.driver, "mlx5_core")) {
 		/*
 		 * mlx5 reads a strict or vendor TC back as 0 %: the profile
-		 * rule against their bandwidth (rt_profile.c) covers it.
+		 * rule against their bandwidth (rt_pcheck.c) covers it.
 		 * Without a buffer set, the firmware sizes the buffers.
 		 */
 		if (buf && pfc && buf_ch)

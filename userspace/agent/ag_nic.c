@@ -369,12 +369,28 @@ static int ag_journal_check(struct ag *ag, struct ag_nic *an)
 	return 1;
 }
 
+/* A change in words: its setting, the value found ("absent") and wanted. */
+struct ag_change_words {
+	char name[64], a[256], b[256];
+};
+
+static void ag_change_words(const struct rt_change *c,
+			    struct ag_change_words *w)
+{
+	rt_setting_name(&c->want, w->name, sizeof(w->name));
+	rt_setting_value(&c->old, w->a, sizeof(w->a));
+	rt_setting_value(&c->want, w->b, sizeof(w->b));
+	if (c->old.absent)
+		snprintf(w->a, sizeof(w->a), "absent");
+}
+
 void ag_check(struct ag *ag, struct ag_nic *an, const char *why)
 {
 	struct rt_apply_opts o = { .dry_run = true, .dry_run_locked = true };
 	const struct rt_profile *p = ag_profile(an);
 	struct rt_apply_result *res = ag->res;
-	char name[64], a[256], b[256], desc[sizeof(an->drift_desc)];
+	char desc[sizeof(an->drift_desc)];
+	struct ag_change_words w;
 	uint64_t now = ag_now_ms();
 	size_t off = 0;
 	bool fresh, again;
@@ -418,15 +434,11 @@ void ag_check(struct ag *ag, struct ag_nic *an, const char *why)
 	}
 
 	for (i = 0; i < res->nchanges; i++) {
-		rt_setting_name(&res->changes[i].want, name, sizeof(name));
-		rt_setting_value(&res->changes[i].old, a, sizeof(a));
-		rt_setting_value(&res->changes[i].want, b, sizeof(b));
-		if (res->changes[i].old.absent)
-			snprintf(a, sizeof(a), "absent");
+		ag_change_words(&res->changes[i], &w);
 		off += (size_t)snprintf(desc + off, off < sizeof(desc) ?
 					sizeof(desc) - off : 0,
 					"%s%s: %s -> %s", off ? "; " : "",
-					name, a, b);
+					w.name, w.a, w.b);
 	}
 	/*
 	 * A drift left alone (reported, or re-applies stopped) that is
@@ -438,15 +450,11 @@ void ag_check(struct ag *ag, struct ag_nic *an, const char *why)
 	level = again || an->drift == AG_DRIFT_SUPPRESSED ? AG_DEBUG :
 		AG_WARNING;
 	for (i = 0; i < res->nchanges; i++) {
-		rt_setting_name(&res->changes[i].want, name, sizeof(name));
-		rt_setting_value(&res->changes[i].old, a, sizeof(a));
-		rt_setting_value(&res->changes[i].want, b, sizeof(b));
-		if (res->changes[i].old.absent)
-			snprintf(a, sizeof(a), "absent");
+		ag_change_words(&res->changes[i], &w);
 		if (!again)
-			ag_stats_drift(&an->st, name);
+			ag_stats_drift(&an->st, w.name);
 		ag_log(level, "%s: drift (%s): %s is %s, profile %s wants %s",
-		       an->nic.id.netdev, why, name, a, p->name, b);
+		       an->nic.id.netdev, why, w.name, w.a, p->name, w.b);
 	}
 	memcpy(an->drift_desc, desc, sizeof(desc));
 
@@ -477,11 +485,23 @@ void ag_check(struct ag *ag, struct ag_nic *an, const char *why)
 	ag_apply_profile(ag, an, "drift", 0);
 }
 
-int ag_port_one_cb(const struct nlmsghdr *nlh, void *arg)
+static int ag_port_one_cb(const struct nlmsghdr *nlh, void *arg)
 {
 	struct rt_port *port = arg;
 
 	rt_port_free(port);
 	memset(port, 0, sizeof(port[0]));
 	return rt_port_parse(nlh, port);
+}
+
+int ag_port_get(struct ag *ag, struct ag_nic *an, struct rt_port *port)
+{
+	struct nl_msg *msg;
+
+	memset(port, 0, sizeof(*port));
+	msg = rt_nl_msg_dev(&ag->cmd, ROCETUNE_CMD_PORT_GET,
+			    an->nic.id.rdma_dev, an->nic.port);
+	if (!msg)
+		return 1;
+	return rt_nl_do(&ag->cmd, msg, ag_port_one_cb, port);
 }

@@ -181,8 +181,12 @@ void ag_nic_free(struct ag_nic *an);
 void ag_remove(struct ag *ag, size_t i, const char *why);
 /* ag_check() - compare the NIC with the profile in force: drift. */
 void ag_check(struct ag *ag, struct ag_nic *an, const char *why);
-/* ag_port_one_cb() - rt_nl_do() callback: one PORT_GET answer in @arg. */
-int ag_port_one_cb(const struct nlmsghdr *nlh, void *arg);
+/*
+ * ag_port_get() - the module's PORT_GET of @an's port into @port (zeroed
+ * first; rt_port_free() it after an answer, even a failed one).  0, the
+ * request's -errno, or 1 when no request could be built (nothing sent).
+ */
+int ag_port_get(struct ag *ag, struct ag_nic *an, struct rt_port *port);
 
 /* Pause storms (ag_storm_io.c) ------------------------------------------- */
 

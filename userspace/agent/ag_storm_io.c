@@ -16,7 +16,6 @@
 #include "ag_state.h"
 #include "rt_dcb.h"
 #include "rt_ethtool.h"
-#include "rt_nl.h"
 
 #define AG_STORM_RETRY_MS	200	/* a skipped action: read again */
 
@@ -346,7 +345,6 @@ void ag_storm_resync(struct ag *ag, struct ag_nic *an, const char *why)
 	uint8_t storming = 0, fresh = 0;
 	struct rt_port port;
 	enum ag_wd_do todo;
-	struct nl_msg *msg;
 	unsigned int i;
 	int err;
 
@@ -358,12 +356,9 @@ void ag_storm_resync(struct ag *ag, struct ag_nic *an, const char *why)
 			       nd, why);
 		return;
 	}
-	memset(&port, 0, sizeof(port));
-	msg = rt_nl_msg_dev(&ag->cmd, ROCETUNE_CMD_PORT_GET,
-			    an->nic.id.rdma_dev, an->nic.port);
-	if (!msg)
+	err = ag_port_get(ag, an, &port);
+	if (err > 0)
 		return;
-	err = rt_nl_do(&ag->cmd, msg, ag_port_one_cb, &port);
 	if (err) {
 		ag_log(AG_WARNING, "%s: cannot read the storm state of %s/%u (%s): %s",
 		       nd, an->nic.id.rdma_dev, an->nic.port, why,

@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include "ag_state.h"
-#include "rt_nl.h"
 
 /*
  * @p with only [DCQCN] @param (and [Match]): what a [Tune] decision
@@ -118,19 +117,15 @@ void ag_tune_tick(struct ag *ag, struct ag_nic *an)
 	struct rt_port port;
 	uint64_t sample_ns;
 	char guard[160] = "";
-	struct nl_msg *msg;
 	enum ag_tune_stop was;
 	bool ok, applied;
 	int err, level;
 
 	if (!ag->cmd_open || !an->nic.id.rdma_dev[0])
 		return;		/* no module, no rates: nothing to decide on */
-	memset(&port, 0, sizeof(port));
-	msg = rt_nl_msg_dev(&ag->cmd, ROCETUNE_CMD_PORT_GET,
-			    an->nic.id.rdma_dev, an->nic.port);
-	if (!msg)
+	err = ag_port_get(ag, an, &port);
+	if (err > 0)
 		return;
-	err = rt_nl_do(&ag->cmd, msg, ag_port_one_cb, &port);
 	if (err) {
 		ag_log(AG_DEBUG, "%s: tune: no port sample of %s/%u: %s", nd,
 		       an->nic.id.rdma_dev, an->nic.port, strerror(-err));

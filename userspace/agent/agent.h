@@ -10,7 +10,13 @@
  *   ag_metrics.c    the agent's series in the Prometheus text format
  *   ag_rtnl.c       parsing of rtnetlink link and DCB notifications
  * and the daemon:
- *   rocetuned.c     options, the poll() loop, NICs, apply, drift, storms
+ *   rocetuned.c     options, start and stop, the timer, the poll() loop
+ *   ag_events.c     NIC scans, rocetune.ko's events, rtnetlink
+ *   ag_report.c     the body of /metrics and of the status answer
+ *   ag_storm_io.c   pause storms: actions, restores, resynchronisation
+ *   ag_tune_io.c    the [Tune] closed loop: samples and writes
+ *   ag_nic.c        one NIC: its profile in force, applies, drift checks
+ *   (ag_state.h     the state these share, and which calls which)
  *   ag_http.c       /metrics over libmicrohttpd, in the same loop
  *   ag_web.c        its --web.config.file (TLS, basic auth)
  *   ag_status.c     the status socket of "rocetune agent status"

@@ -23,6 +23,7 @@
 #include "agent.h"
 #include "rt_model.h"
 #include "rt_nl.h"
+#include "rt_sysio.h"
 
 #define AG_MODULE_RETRY_MS	10000	/* retry opening rocetune's events */
 #define AG_RESCAN_RETRY_MS	50	/* a new device is no NIC yet: look */

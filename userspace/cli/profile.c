@@ -23,6 +23,7 @@
 #include "rt_nic.h"
 #include "rt_profile.h"
 #include "rt_rxecc.h"
+#include "rt_sysio.h"
 
 struct rt_profile_req {
 	char dev[RT_NAME_LEN];		/* "" for every NIC */

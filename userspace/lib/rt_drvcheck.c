@@ -22,7 +22,7 @@
 #include "rt_nic.h"
 #include "rt_want.h"
 
-/* Layout of the DCB settings (rt_want.c rt_read_dcb()). */
+/* Layout of the DCB settings (rt_sysio.c rt_read_dcb()). */
 #define RT_ETS_TC(s, i)		((s)->v[(i)])
 #define RT_ETS_TSA(s, i)	((s)->v[8 + (i)])
 #define RT_ETS_BW(s, i)		((s)->v[16 + (i)])

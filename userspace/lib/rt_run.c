@@ -244,7 +244,7 @@ static bool rt_lock_held(const char *path, char *holder, size_t hlen)
 
 /*
  * Every value of a setting is checked against the field the write puts it
- * in (rt_want.c casts to it): what does not fit would be silently
+ * in (rt_sysio.c casts to it): what does not fit would be silently
  * truncated into another value.
  */
 static int rt_setting_check(const struct rt_setting *s, char *msg,

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * rocetune user-space library: what a profile wants on a NIC, and the real
- * backends that read and write a NIC's settings.
+ * rocetune user-space library: what a profile wants on a NIC (the real
+ * backend that reads and writes a NIC's settings is rt_sysio.h's).
  */
 #ifndef RT_WANT_H
 #define RT_WANT_H
@@ -11,20 +11,6 @@
 #include "rt_nic.h"
 #include "rt_profile.h"
 #include "rt_setting.h"
-
-/*
- * The real backends: DCB netlink, ethtool, vendor cc files (rt_want.c);
- * their context is a struct rt_sys_ctx, zeroed before the first use.
- */
-extern const struct rt_backend_ops rt_backend_sys;
-
-struct rt_dcb;
-
-struct rt_sys_ctx {
-	struct rt_dcb *dcb;		/* opened on first use */
-};
-
-void rt_sys_ctx_close(struct rt_sys_ctx *ctx);
 
 /* rt_cc_file() - the vendor file of a cc key, NULL if the vendor has none. */
 const char *rt_cc_file(enum rt_cc_vendor vendor, unsigned int key);

@@ -172,9 +172,13 @@ qpn_fresh() {
 	echo "# qpn $n before it exists: $pend pending, $nent table entries"
 	[ "$pend" = 0 ] && [ "$nent" = 0 ]
 	check_err $? "packets for a QP number that does not exist: $pend pending, $nent entries"
+	# 50 exchanges, as in ud_pingpong: a QP that lives shorter than the
+	# verification takes to see it has no entry (qp-accounting.rst,
+	# "Lifetime and limits"), and 10 were that short once on a loaded
+	# host.
 	run_pair ud2 \
-		"ibv_ud_pingpong -d $RT_RXE1 -g $G1 -p $PORT -n 10 -s 64" \
-		"ibv_ud_pingpong -d $RT_RXE0 -g $G0 -p $PORT -n 10 -s 64 $RT_IP1"
+		"ibv_ud_pingpong -d $RT_RXE1 -g $G1 -p $PORT -n 50 -s 64" \
+		"ibv_ud_pingpong -d $RT_RXE0 -g $G0 -p $PORT -n 50 -s 64 $RT_IP1"
 	check_err $? "second ibv_ud_pingpong failed"
 	compare ud2 "$n"
 	check_err $? "the new QPs' counters differ from the capture"

@@ -168,17 +168,64 @@ static int rt_p_globs(struct rt_pstate *st, enum rt_pkey k, const char *v)
 	return 0;
 }
 
+/* A keyword of a value and what it stands for; a NULL word ends a list. */
+struct rt_word {
+	const char *word;
+	uint32_t val;
+	const char *refuse;	/* not NULL: the word is an error, why */
+};
+
+/*
+ * rt_p_word() - the value in @words of keyword @v, in *@out; else the
+ * error @what (which lists the keywords) and -1.
+ */
+static int rt_p_word(struct rt_pstate *st, enum rt_pkey k, const char *v,
+		     const struct rt_word *words, const char *what,
+		     uint32_t *out)
+{
+	for (; words->word; words++) {
+		if (!strcmp(v, words->word)) {
+			*out = words->val;
+			return 0;
+		}
+	}
+	rt_kerr(st, st->lineno, k, v, "%s", what);
+	return -1;
+}
+
+static const struct rt_word rt_trust_words[] = {
+	{ "dscp", RT_TRUST_DSCP, NULL },
+	{ "pcp", RT_TRUST_PCP, NULL },
+	{ NULL, 0, NULL },
+};
+
+static const struct rt_word rt_drift_words[] = {
+	{ "reapply", RT_DRIFT_REAPPLY, NULL },
+	{ "report", RT_DRIFT_REPORT, NULL },
+	{ NULL, 0, NULL },
+};
+
+static const struct rt_word rt_wd_words[] = {
+	{ "alert", RT_WD_ALERT, NULL },
+	{ "timeout", RT_WD_TIMEOUT, NULL },
+	{ "disable-pfc", RT_WD_DISABLE_PFC, NULL },
+	{ NULL, 0, NULL },
+};
+
+static const struct rt_word rt_dir_words[] = {
+	{ "increase", RT_TUNE_INCREASE, NULL },
+	{ "decrease", RT_TUNE_DECREASE, NULL },
+	{ NULL, 0, NULL },
+};
+
 static int rt_p_trust(struct rt_pstate *st, enum rt_pkey k, const char *v)
 {
-	if (!strcmp(v, "dscp")) {
-		st->p->trust = RT_TRUST_DSCP;
-	} else if (!strcmp(v, "pcp")) {
-		st->p->trust = RT_TRUST_PCP;
-	} else {
-		rt_kerr(st, st->lineno, k, v,
-			"not a trust mode (dscp or pcp)");
+	uint32_t w;
+
+	if (rt_p_word(st, k, v, rt_trust_words,
+		      "not a trust mode (dscp or pcp)", &w))
 		return -1;
-	}
+	st->p->trust = w;
 	return 0;
 }
 
@@ -232,12 +279,6 @@ static int rt_p_pfc(struct rt_pstate *st, enum rt_pkey k, const char *v)
 		st->p->pfc_en = en;
 	return ret;
 }
-
-struct rt_word {
-	const char *word;
-	uint32_t val;
-	const char *refuse;	/* not NULL: the word is an error, why */
-};
 
 /* The syntax of a pairs key: "L:R" or "LO-HI:R". */
 struct rt_pairs {
@@ -587,18 +628,14 @@ static int rt_p_agent(struct rt_pstate *st, enum rt_pkey k, const char *v)
 {
 	struct rt_profile *p = st->p;
 	uint64_t n;
+	uint32_t w;
 
 	switch (k) {
 	case RT_PK_AGENT_ON_DRIFT:
-		if (!strcmp(v, "reapply")) {
-			p->on_drift = RT_DRIFT_REAPPLY;
-		} else if (!strcmp(v, "report")) {
-			p->on_drift = RT_DRIFT_REPORT;
-		} else {
-			rt_kerr(st, st->lineno, k, v,
-				"not a drift policy (reapply or report)");
+		if (rt_p_word(st, k, v, rt_drift_words,
+			      "not a drift policy (reapply or report)", &w))
 			return -1;
-		}
+		p->on_drift = w;
 		return 0;
 	case RT_PK_AGENT_MAX_REAPPLIES:
 		if (rt_scalar(st, k, v, 0, 1000, "0: never re-apply", &n))
@@ -622,17 +659,10 @@ static int rt_p_agent(struct rt_pstate *st, enum rt_pkey k, const char *v)
 		p->metrics_top_qps = (uint32_t)n;
 		return 0;
 	case RT_PK_WD_ACTION:
-		if (!strcmp(v, "alert")) {
-			p->wd_action = RT_WD_ALERT;
-		} else if (!strcmp(v, "timeout")) {
-			p->wd_action = RT_WD_TIMEOUT;
-		} else if (!strcmp(v, "disable-pfc")) {
-			p->wd_action = RT_WD_DISABLE_PFC;
-		} else {
-			rt_kerr(st, st->lineno, k, v,
-				"not a storm action (alert, timeout or disable-pfc)");
+		if (rt_p_word(st, k, v, rt_wd_words,
+			      "not a storm action (alert, timeout or disable-pfc)", &w))
 			return -1;
-		}
+		p->wd_action = w;
 		return 0;
 	case RT_PK_WD_STORM_MS:
 		if (rt_scalar(st, k, v, RT_WD_STORM_MIN_MS, RT_WD_STORM_MAX_MS,
@@ -675,6 +705,7 @@ static int rt_p_tune(struct rt_pstate *st, enum rt_pkey k, const char *v)
 	struct rt_profile *p = st->p;
 	unsigned int i;
 	uint64_t n;
+	uint32_t w;
 	int key;
 
 	switch (k) {
@@ -699,15 +730,10 @@ static int rt_p_tune(struct rt_pstate *st, enum rt_pkey k, const char *v)
 	case RT_PK_TUNE_GUARD:
 		return rt_p_metric(st, k, v, &p->tune_guard);
 	case RT_PK_TUNE_DIRECTION:
-		if (!strcmp(v, "increase")) {
-			p->tune_dir = RT_TUNE_INCREASE;
-		} else if (!strcmp(v, "decrease")) {
-			p->tune_dir = RT_TUNE_DECREASE;
-		} else {
-			rt_kerr(st, st->lineno, k, v,
-				"not a direction (increase or decrease)");
+		if (rt_p_word(st, k, v, rt_dir_words,
+			      "not a direction (increase or decrease)", &w))
 			return -1;
-		}
+		p->tune_dir = w;
 		return 0;
 	case RT_PK_TUNE_ABOVE:
 	case RT_PK_TUNE_BELOW:

@@ -284,20 +284,24 @@ rt_kmod_load() {
 	rt_modload rocetune kmod/rocetune.ko
 }
 
-# rt_kmod_unload: rocetune.ko unloaded, retried for up to 10 s while it
-# is in use (a netlink dump holds a module reference until its socket is
-# released, also a socket of a process that was just killed).
+# rt_kmod_unload: rocetune.ko unloaded.  While rmmod says it is in use (a
+# netlink dump holds a module reference until its socket is released,
+# also a socket of a process that was just killed), it is retried for up
+# to 10 s; any other refusal fails at once, with rmmod's words.
 rt_kmod_unload() {
-	local deadline=$(($(date +%s) + 10))
+	local err deadline=$(($(date +%s) + 10))
 
 	[ -d /sys/module/rocetune ] || return 0
-	until rmmod rocetune 2> /dev/null; do
+	until err=$(rmmod rocetune 2>&1); do
 		[ -d /sys/module/rocetune ] || return 0
+		case $err in
+		*"in use"*) ;;
+		*) echo "# rt_kmod_unload: $err" >&2; return 1 ;;
+		esac
 		if [ "$(date +%s)" -ge "$deadline" ]; then
 			echo "# rt_kmod_unload: rocetune is still in use after 10 s" \
 				"(refcnt $(cat /sys/module/rocetune/refcnt 2> /dev/null))" >&2
-			rmmod rocetune
-			return
+			return 1
 		fi
 		sleep 0.2
 	done

@@ -18,6 +18,8 @@
 #   make sparse      the module (for KVER) through sparse, C=2
 #   make shellcheck  shellcheck on every shell script
 #   make spec-check  the uapi header and the YNL spec agree
+#   make monitoring-check the Prometheus rules: promtool check and test
+#                    rules, their lint and mutation check (monitoring/)
 #   make vm-test     run the VM selftests on KVER (TESTS="a.sh b.sh" to pick)
 #   make vm-shell    interactive shell in the test VM on KVER
 #   make bench       build the benchmarks' helpers (bench/README runs them)
@@ -48,6 +50,7 @@ UNITDIR ?= $(PREFIX)/lib/systemd/system
 MODLOADDIR ?= $(PREFIX)/lib/modules-load.d
 DOCDIR ?= $(PREFIX)/share/doc/rocetune
 EXAMPLEDIR ?= $(DOCDIR)/examples
+MONITORINGDIR ?= $(PREFIX)/share/rocetune/monitoring
 DKMS_SRC ?= /usr/src
 # Kernels that make dkms-install builds for: KVER, else every kernel with
 # headers (dkms skips those outside BUILD_EXCLUSIVE_KERNEL).
@@ -85,6 +88,13 @@ shellcheck:
 
 spec-check:
 	scripts/spec-check.py
+
+monitoring-check:
+	promtool check rules monitoring/rocetune.rules.yml
+	promtool test rules monitoring/tests/*.test.yml
+	monitoring/tests/lint.py
+	monitoring/tests/mutate.py
+.PHONY: monitoring-check
 
 check: deps
 	scripts/check.sh
@@ -154,6 +164,10 @@ install-tools: userspace
 			"example as shipped (an older make install put it there); it is" \
 			"applied to every NIC it matches: remove it unless that is meant"; fi; \
 	done
+	install -d $(DESTDIR)$(MONITORINGDIR)/grafana
+	install -m 0644 monitoring/rocetune.rules.yml $(DESTDIR)$(MONITORINGDIR)/
+	install -m 0644 monitoring/grafana/rocetune.json monitoring/grafana/provisioning.yml \
+		$(DESTDIR)$(MONITORINGDIR)/grafana/
 	$(if $(DESTDIR),,if [ -d /run/systemd/system ]; then systemctl daemon-reload; fi)
 
 # /etc/rocetune is the administrator's: removed only when empty.
@@ -169,6 +183,11 @@ uninstall:
 		$(addprefix $(DESTDIR)$(EXAMPLEDIR)/,$(notdir $(wildcard profiles/*.conf)))
 	-rmdir $(DESTDIR)$(EXAMPLEDIR) $(DESTDIR)$(DOCDIR) 2> /dev/null
 	-rmdir $(DESTDIR)$(SYSCONFDIR)/rocetune 2> /dev/null
+	rm -f $(DESTDIR)$(MONITORINGDIR)/rocetune.rules.yml \
+		$(DESTDIR)$(MONITORINGDIR)/grafana/rocetune.json \
+		$(DESTDIR)$(MONITORINGDIR)/grafana/provisioning.yml
+	-rmdir $(DESTDIR)$(MONITORINGDIR)/grafana $(DESTDIR)$(MONITORINGDIR) \
+		$(DESTDIR)$(PREFIX)/share/rocetune 2> /dev/null
 	rm -f $(DESTDIR)/lib/modules/$(shell scripts/kver.sh $(KVER))/updates/rocetune.ko*
 	$(if $(DESTDIR),,depmod -a $(shell scripts/kver.sh $(KVER)))
 	$(if $(DESTDIR),,if [ -d /run/systemd/system ]; then systemctl daemon-reload; fi)

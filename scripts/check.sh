@@ -250,6 +250,7 @@ together 'step "checkpatch --strict" scripts/checkpatch.sh' \
 	'step "shellcheck" scripts/shellcheck.sh'
 step "kernel-doc -none -Wall" scripts/kernel-doc.sh
 step "uapi header and YNL spec agree" scripts/spec-check.py
+step "Prometheus rules: promtool tests, lint, mutants" make -s monitoring-check
 step "Kconfig: rocetune's dependencies, through the kernel's conf" scripts/kconfig-check.sh
 step "make help lists every target, make test is make check" make_help
 step "userspace build -Werror" make -j"$(nproc)" -C userspace

@@ -58,6 +58,9 @@ tool_files=(
 	/usr/lib/systemd/system/rocetune-apply@.service
 	/usr/lib/systemd/system/rocetuned.service
 	/usr/lib/modules-load.d/rocetune.conf
+	/usr/share/rocetune/monitoring/rocetune.rules.yml
+	/usr/share/rocetune/monitoring/grafana/rocetune.json
+	/usr/share/rocetune/monitoring/grafana/provisioning.yml
 )
 for p in "${profiles[@]}"; do
 	tool_files+=("$examples/${p##*/}")

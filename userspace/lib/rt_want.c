@@ -219,7 +219,33 @@ static void rt_want_pfc(const struct rt_profile *p, const struct rt_nic *nic,
 			    nic->id.netdev, w->v[3]);
 }
 
-/* mlx5 keeps max rates in units of 100 Mb/s up to 25.5 Gb/s, else 1 Gb/s. */
+/*
+ * Where the driver's op table lacks an op (a DCB maxrate or buffer set
+ * it lacks is skipped by dcbnl, which reports success): the op table of
+ * bnxt_en and ice (Linux 6.1, also later), or "" for other drivers.
+ */
+static const char *rt_want_no_op(const struct rt_nic *nic)
+{
+	if (!strcmp(nic->id.driver, "bnxt_en"))
+		return "; bnxt_en's dcbnl_ops in bnxt_dcb.c, Linux 6.1";
+	if (!strcmp(nic->id.driver, "ice"))
+		return "; ice's dcbnl_ops in ice_dcb_nl.c, Linux 6.1";
+	return "";
+}
+
+/*
+ * mlx5 keeps a max rate as a count of 100 Mb/s up to 25.5 Gb/s (at least
+ * one), else of 1 Gb/s, and refuses the whole set (EINVAL) above 255 Gb/s
+ * (en_dcbnl.c mlx5e_dcbnl_ieee_setmaxrate(), Linux 6.1).  The rate it
+ * would keep for @r Mb/s, or 0 when it refuses it.
+ */
+static uint64_t rt_want_mlx5_rate(uint64_t r)
+{
+	if (r <= 25500)
+		return r < 100 ? 100 : r / 100 * 100;
+	return r <= 255000 ? r / 1000 * 1000 : 0;
+}
+
 static void rt_want_maxrate(const struct rt_profile *p,
 			    const struct rt_nic *nic,
 			    const struct rt_nic_state *cur,
@@ -235,18 +261,24 @@ static void rt_want_maxrate(const struct rt_profile *p,
 			       NULL;
 	if (!w) {
 		rt_profile_key_err(d, p, RT_PK_MAX_RATE_MBPS,
-			    "%s has no per-TC max rate (its driver has no DCB maxrate operation, and the kernel would ignore the setting silently)",
-			    nic->id.netdev);
+			    "%s has no per-TC max rate (its driver%s%s has no DCB maxrate operation, ieee_setmaxrate%s; the kernel would ignore the setting silently)",
+			    nic->id.netdev, nic->id.driver[0] ? " " : "",
+			    nic->id.driver, rt_want_no_op(nic));
 		return;
 	}
 	for (i = 0; i < RT_NTC; i++) {
-		uint64_t r = p->maxrate_mbps[i];
+		uint64_t r = p->maxrate_mbps[i], kept = rt_want_mlx5_rate(r);
 
-		if (mlx5 && (r > 255000 || (r <= 25500 && r % 100) ||
-			     (r > 25500 && r % 1000))) {
+		if (mlx5 && r && !kept) {
 			rt_profile_key_err(d, p, RT_PK_MAX_RATE_MBPS,
-				    "TC %u: %" PRIu64 " Mb/s: mlx5 keeps multiples of 100 Mb/s up to 25500, of 1000 Mb/s up to 255000, and would round it",
+				    "TC %u: %" PRIu64 " Mb/s: mlx5_core refuses a max rate above 255000 Mb/s (EINVAL for the whole set; en_dcbnl.c mlx5e_dcbnl_ieee_setmaxrate(), Linux 6.1)",
 				    i, r);
+			return;
+		}
+		if (mlx5 && r && kept != r) {
+			rt_profile_key_err(d, p, RT_PK_MAX_RATE_MBPS,
+				    "TC %u: %" PRIu64 " Mb/s: mlx5 keeps multiples of 100 Mb/s up to 25500, of 1000 Mb/s up to 255000, and would round it to %" PRIu64 " Mb/s: give %" PRIu64 " (en_dcbnl.c mlx5e_dcbnl_ieee_setmaxrate(), Linux 6.1)",
+				    i, r, kept, kept);
 			return;
 		}
 		w->v[i] = r * 1000;
@@ -270,8 +302,9 @@ static void rt_want_buffer(const struct rt_profile *p,
 		rt_profile_key_err(d, p,
 			    size ? RT_PK_BUFFER_SIZE_BYTES :
 				   RT_PK_PRIORITY_TO_BUFFER,
-			    "%s has no port buffer configuration (its driver has no DCB buffer operation, and the kernel would ignore the setting silently)",
-			    nic->id.netdev);
+			    "%s has no port buffer configuration (its driver%s%s has no DCB buffer operation, dcbnl_setbuffer%s; the kernel would ignore the setting silently)",
+			    nic->id.netdev, nic->id.driver[0] ? " " : "",
+			    nic->id.driver, rt_want_no_op(nic));
 		return;
 	}
 	for (i = 0; i < RT_NBUF; i++) {

@@ -389,21 +389,34 @@ static void bnxt_pfc_before_ets(void **state)
  */
 static void mlx5_maxrate(void **state)
 {
-	static const char * const bad[] = { "1050", "25550", "25600", "30500",
-					    "256000", "300000" };
+	/* a rate, and what mlx5 keeps of it, by hand from its two units */
+	static const char * const bad[][2] = {
+		{ "50", "100" }, { "1050", "1000" }, { "25550", "25000" },
+		{ "25600", "25000" }, { "30500", "30000" },
+		{ "254999", "254000" } };
+	static const char * const over[] = { "255001", "256000", "300000" };
 	static const char * const good[] = { "100", "1000", "25500", "26000",
 					     "255000" };
-	char body[128], rule[128];
+	char body[128], rule[256];
 	unsigned int i;
 
 	(void)state;
 	nic_fresh("mlx5_core");
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		snprintf(body, sizeof(body), "[Lossless]\nMaxRateMbps=6:%s\n",
-			 bad[i]);
-		snprintf(rule, sizeof(rule), "TC 6: %s Mb/s: mlx5 keeps multiples of 100 Mb/s up to 25500, of 1000 Mb/s up to 255000",
-			 bad[i]);
-		refused(body, "t.conf:4: [Lossless] MaxRateMbps: ", rule, NULL);
+			 bad[i][0]);
+		snprintf(rule, sizeof(rule), "TC 6: %s Mb/s: mlx5 keeps multiples of 100 Mb/s up to 25500, of 1000 Mb/s up to 255000, and would round it to %s Mb/s",
+			 bad[i][0], bad[i][1]);
+		refused(body, "t.conf:4: [Lossless] MaxRateMbps: ", rule,
+			"en_dcbnl.c mlx5e_dcbnl_ieee_setmaxrate()", NULL);
+	}
+	for (i = 0; i < sizeof(over) / sizeof(over[0]); i++) {
+		snprintf(body, sizeof(body), "[Lossless]\nMaxRateMbps=6:%s\n",
+			 over[i]);
+		snprintf(rule, sizeof(rule), "TC 6: %s Mb/s: mlx5_core refuses a max rate above 255000 Mb/s (EINVAL",
+			 over[i]);
+		refused(body, "t.conf:4: [Lossless] MaxRateMbps: ", rule,
+			"en_dcbnl.c", NULL);
 	}
 	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
 		snprintf(body, sizeof(body), "[Lossless]\nMaxRateMbps=6:%s\n",
@@ -412,13 +425,50 @@ static void mlx5_maxrate(void **state)
 		assert_int_equal(rt_state_find(&want, RT_SK_MAXRATE, 0)->v[6],
 				 strtoull(good[i], NULL, 10) * 1000);
 	}
+	/* 0 is no limit */
+	passes("[Lossless]\nMaxRateMbps=6:0\n");
 	/* not mlx5: no rounding rule */
 	nic_fresh("model");
 	passes("[Lossless]\nMaxRateMbps=6:1050\n");
-	/* bnxt_en has no maxrate op */
-	nic_bnxt_set();
+}
+
+/*
+ * bnxt_en and ice have no maxrate and no buffer op in their dcbnl op
+ * tables (bnxt_dcb.c and ice_dcb_nl.c dcbnl_ops, Linux 6.1): dcbnl would
+ * skip the attributes and report success, so the profile is refused,
+ * naming the op table; the model driver's message names none.
+ */
+static void no_maxrate_buffer_ops(void **state)
+{
+	static const char * const drv[][2] = {
+		{ "bnxt_en", "bnxt_en's dcbnl_ops in bnxt_dcb.c" },
+		{ "ice", "ice's dcbnl_ops in ice_dcb_nl.c" } };
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < 2; i++) {
+		if (i)
+			nic_fresh(drv[i][0]);
+		else
+			nic_bnxt_set();
+		refused("[Lossless]\nMaxRateMbps=6:1000\n",
+			"t.conf:4: [Lossless] MaxRateMbps: ",
+			"t0 has no per-TC max rate", drv[i][0],
+			"ieee_setmaxrate", drv[i][1], "ignore the setting silently",
+			NULL);
+		refused("[Lossless]\nBufferSizeBytes=0:131072\n",
+			"t.conf:4: [Lossless] BufferSizeBytes: ",
+			"t0 has no port buffer configuration", "dcbnl_setbuffer",
+			drv[i][1], NULL);
+		refused("[Lossless]\nPriorityToBuffer=3:1\n",
+			"t.conf:4: [Lossless] PriorityToBuffer: ",
+			"t0 has no port buffer configuration", drv[i][1], NULL);
+	}
+	memset(&nic, 0, sizeof(nic));
+	nic_fresh("some_nic");
 	refused("[Lossless]\nMaxRateMbps=6:1000\n",
-		"t.conf:4: [Lossless] MaxRateMbps: ", "no per-TC max rate",
+		"t.conf:4: [Lossless] MaxRateMbps: ",
+		"its driver some_nic has no DCB maxrate operation, ieee_setmaxrate; the kernel",
 		NULL);
 }
 
@@ -594,6 +644,7 @@ int main(void)
 		cmocka_unit_test(bnxt_max_lltc),
 		cmocka_unit_test(bnxt_pfc_before_ets),
 		cmocka_unit_test(mlx5_maxrate),
+		cmocka_unit_test(no_maxrate_buffer_ops),
 		cmocka_unit_test(mlx5_headroom),
 		cmocka_unit_test(mlx5_buffer_total),
 		cmocka_unit_test(ice_pfc_delay),

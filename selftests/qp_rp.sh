@@ -45,6 +45,7 @@ rt_rp() {
 
 qp_test_cleanup() {
 	[ "${#RP_IDLE_PIDS[@]}" = 0 ] || kill "${RP_IDLE_PIDS[@]}" 2> /dev/null
+	[ -z "${RP_MARK_PID:-}" ] || kill "$RP_MARK_PID" 2> /dev/null
 	tc filter del dev "$RT_NETDEV0" egress prio 1 2> /dev/null
 	tc qdisc del dev "$RT_NETDEV0" root 2> /dev/null
 }
@@ -79,16 +80,51 @@ rp_dump() {
 		jq -e 'type == "array"' "$OUT/$1-rp.json" > /dev/null
 }
 
+# rp_pair_known: ib_write_bw's QP on each device has an entry that the
+# module acts on: verified, live, with its peer (remote_qpn).
+rp_pair_known() {
+	local d
+
+	for d in "$RT_RXE0" "$RT_RXE1"; do
+		"$RT_CLI" -j qp show dev "$d" | jq -e '[.[] | select(.comm == "ib_write_bw" and
+			.remote_qpn != null and .destroyed_ns == null)] | length == 1' > /dev/null || return 1
+	done
+}
+
+# rp_mark_when_known: in the background, start the marking once both QPs
+# are known to the module.  Before that, the NP of rxe1 may already answer
+# a CE mark while rxe0's QP is not verified or its peer not learned yet:
+# rxe0 counts that CNP (rx_cnp_pkts, carried over from its pending entry)
+# but its RP does not act on it (rocetune_nf.c, rt_nf_rx(): only a packet
+# for a verified, live QP from its peer acts), and the CNPs captured would
+# differ from those handled by how late the verification ran.
+rp_mark_when_known() {
+	(
+		if ! wait_for 60 rp_pair_known; then
+			echo "ib_write_bw's QPs not known to the module in 60 s: $("$RT_CLI" -j qp show | jq -c '[.[] | {dev, qpn, comm, remote_qpn, destroyed_ns}]')"
+			exit 1
+		fi
+		rp_marking && echo "marking from $(date +%s.%N)"
+	) > "$OUT/mark.log" 2>&1 &
+	RP_MARK_PID=$!
+}
+
 # rp_traffic NAME SECONDS: ib_write_bw, one QP, from rxe0 to rxe1 through
-# the marking, captured.
+# the marking (from when the module knows both QPs), captured.
 rp_traffic() {
 	local name=$1 d=$2 rc
 
-	rp_fq && rp_marking || return 1
+	rp_fq || return 1
+	PAIR_START=rp_mark_when_known
 	run_pair "$name" \
 		"ib_write_bw -F -d $RT_RXE1 -x $G1 -p $PORT -q 1 -s 4096 -D $d --tclass=$TCLASS" \
 		"ib_write_bw -F -d $RT_RXE0 -x $G0 -p $PORT -q 1 -s 4096 -D $d --tclass=$TCLASS $RT_IP1"
 	rc=$?
+	PAIR_START=
+	if ! wait "$RP_MARK_PID"; then
+		echo "# the marking did not start: $(tr '\n' ' ' < "$OUT/mark.log")"
+		rc=1
+	fi
 	rp_unmark || rc=1
 	tc qdisc del dev "$RT_NETDEV0" root || rc=1
 	return "$rc"

@@ -54,12 +54,15 @@ PACKAGES=(
 	prometheus
 	# bench/metrics_scrape.sh: node_exporter's infiniband collector
 	prometheus-node-exporter
+	# selftests/monitoring.sh: the rules' alerts through a real Alertmanager
+	prometheus-alertmanager
 )
 
 # Wanted for a tool, not for their daemon: prometheus would serve on :9090
 # just to give us promtool, node_exporter on :9100 just to be started by a
-# benchmark in the test VM.
-NO_DAEMON=(prometheus prometheus-node-exporter)
+# benchmark in the test VM, alertmanager on :9093 just to be started by
+# selftests/monitoring.sh in the test VM.
+NO_DAEMON=(prometheus prometheus-node-exporter prometheus-alertmanager)
 
 installed() {
 	dpkg-query -W -f '${Status}' "$1" 2> /dev/null | grep -q 'ok installed'

@@ -64,6 +64,7 @@ def series(expr):
     e = re.sub(r'"[^"]*"', '""', expr)       # no label values
     e = re.sub(r'\{[^}]*\}', '{}', e)        # no matchers
     e = re.sub(r'\[[^]]*\]', '[]', e)        # no ranges
+    e = re.sub(r'\boffset\s+[0-9smhdwy]+', '', e)  # no offsets
     e = re.sub(r'\b(by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)',
                '', e)
     for m in NAME.finditer(e):

@@ -39,6 +39,10 @@ double rt_vpause_pct(const struct rt_vsample *a, const struct rt_vsample *b)
 		uint64_t a_us = a->pause_us[i], b_us = b->pause_us[i];
 		uint64_t d = b_us >= a_us ? b_us - a_us : b_us;
 
+		/* A counter that came (or went) between the two: no interval. */
+		if (!(a->pause_mask & b->pause_mask & (1u << i)))
+			continue;
+
 		pct = (double)d * 1e3 * 100.0 / (double)dt_ns;
 		if (pct > best)
 			best = pct;
@@ -58,6 +62,20 @@ double rt_vobserve(enum rt_guard_id id, const struct rt_vsample *a,
 		return rt_vrate(a->cnp, b->cnp, dt_ns);
 	default:
 		return rt_vrate(a->retrans, b->retrans, dt_ns);
+	}
+}
+
+/* Guard @id's counters are at both ends of the interval @a..@b. */
+static bool rt_vmeasured(enum rt_guard_id id, const struct rt_vsample *a,
+			 const struct rt_vsample *b)
+{
+	switch (id) {
+	case RT_GUARD_PAUSE:
+		return a->pause_mask & b->pause_mask;
+	case RT_GUARD_CNP:
+		return a->cnp_ok && b->cnp_ok;
+	default:
+		return a->retrans_ok && b->retrans_ok;
 	}
 }
 
@@ -246,6 +264,7 @@ static int rt_vsample_nl(struct rt_verify *v, const struct rt_nic *nic,
 				    ROCETUNE_A_PRIO_RX_PAUSE_DURATION_US))
 				continue;
 			s->pause_ok = true;
+			s->pause_mask |= (uint8_t)(1u << q->index);
 			s->pause_us[q->index] = q->rx_pause_duration_us;
 		}
 	}
@@ -305,6 +324,14 @@ static int rt_vneeds(const struct rt_verify *v, const struct rt_nic *nic,
 
 	for (i = 0; i < RT_GUARD_NUM; i++) {
 		if (!v->g[i].on || have[i])
+			continue;
+		/*
+		 * mlx5 has a priority's pause counters only while its PFC is
+		 * on (the per-priority PFC group of en_stats.c, Linux 6.1):
+		 * a profile that turns PFC on brings them, and the watch
+		 * fails if it never measures the guard.
+		 */
+		if (i == RT_GUARD_PAUSE && v->want_pfc)
 			continue;
 		rt_fmt(msg, len,
 		       "[Verify]: %s/%u has no %s: the guard cannot be measured; nothing was written",
@@ -386,6 +413,8 @@ static int rt_verify_watch(void *arg, const struct rt_nic *nic,
 		for (i = 0; i < RT_GUARD_NUM; i++) {
 			double r = rt_vobserve(i, &prev, &cur);
 
+			if (rt_vmeasured(i, &prev, &cur))
+				v->g[i].measured++;
 			if (rt_guard_check(&v->g[i], r))
 				continue;
 			rt_fmt(v->reason, sizeof(v->reason),
@@ -395,6 +424,14 @@ static int rt_verify_watch(void *arg, const struct rt_nic *nic,
 			goto trip;
 		}
 		prev = cur;
+	}
+	for (i = 0; i < RT_GUARD_NUM; i++) {
+		if (!v->g[i].on || v->g[i].measured)
+			continue;
+		rt_fmt(v->reason, sizeof(v->reason),
+		       "guard %s was never measured in %u ms: %s/%u showed no counter for it after the apply",
+		       v->g[i].name, done, nic->id.rdma_dev, nic->port);
+		goto trip;
 	}
 	v->verified = true;
 	rt_fmt(v->reason, sizeof(v->reason),
@@ -415,6 +452,7 @@ void rt_verify_init(struct rt_verify *v, const struct rt_profile *p,
 	v->baseline_ms = p->verify_baseline_s * 1000u;
 	v->interval_ms = p->verify_interval_ms;
 	rt_guards_init(v->g, p);
+	v->want_pfc = p->pfc_en;
 	v->io = io ? io : &rt_verify_io_sys;
 	v->io_arg = io_arg;
 	v->link0 = -1;

@@ -46,6 +46,7 @@ struct rt_guard {
 	double max, margin;
 	double baseline;	/* over the baseline window */
 	double observed;	/* the highest interval so far */
+	unsigned int measured;	/* intervals with its counters at both ends */
 	double limit;
 	bool ok;
 };
@@ -54,6 +55,7 @@ struct rt_guard {
 struct rt_vsample {
 	uint64_t t_ns;		/* CLOCK_MONOTONIC */
 	bool pause_ok, cnp_ok, retrans_ok;
+	uint8_t pause_mask;	/* the priorities with a pause duration */
 	uint64_t pause_us[8];	/* rx pause duration per priority */
 	uint64_t cnp;
 	uint64_t retrans;
@@ -94,6 +96,7 @@ struct rt_verify {
 	struct rt_nl nl;	/* the default io's socket */
 	bool nl_open;
 	int link0;		/* link at the baseline */
+	uint8_t want_pfc;	/* the profile's PFC= priorities */
 	struct rt_vsample base;	/* the last baseline sample */
 	unsigned int samples;
 	/* The outcome */

@@ -39,7 +39,8 @@ static void rates_and_resets(void **state)
 
 static void pause_percent_is_the_worst_priority(void **state)
 {
-	struct rt_vsample a = { .t_ns = 0 }, b = { .t_ns = 2000000000ull };
+	struct rt_vsample a = { .t_ns = 0, .pause_mask = 0xff },
+			  b = { .t_ns = 2000000000ull, .pause_mask = 0xff };
 
 	(void)state;
 	b.pause_us[3] = 500000;		/* 0.5 s of 2 s: 25 % */
@@ -48,6 +49,11 @@ static void pause_percent_is_the_worst_priority(void **state)
 	b.pause_us[1] = 9000000;	/* more than the interval: 100 % */
 	assert_true(rt_vpause_pct(&a, &b) == 100.0);
 	assert_true(rt_vpause_pct(&b, &b) == 0.0);
+	/* A counter only at one end (PFC turned on between): no interval. */
+	a.pause_mask = (uint8_t)~(1u << 1);
+	assert_true(rt_vpause_pct(&a, &b) == 25.0);
+	a.pause_mask = 0;
+	assert_true(rt_vpause_pct(&a, &b) == 0.0);
 }
 
 static struct rt_profile *prof(void)
@@ -191,6 +197,10 @@ struct vmodel {
 	uint64_t cnp_per_tick;	/* CNPs per 100 ms before the apply */
 	uint64_t cnp_after;	/* ... after it */
 	uint64_t t_ms, cnp;
+	/* Pause counters as mlx5 has them: only on priorities with PFC on. */
+	bool pause_with_pfc;
+	uint64_t pause_per_tick;	/* us paused per 100 ms after the apply */
+	uint64_t pause_us;
 };
 
 static int vm_read(void *ctx, const struct rt_nic *nic, unsigned int need,
@@ -252,6 +262,11 @@ static int vm_sample(struct rt_verify *v, const struct rt_nic *nic,
 	s->t_ns = m->t_ms * 1000000ull;
 	s->cnp_ok = s->retrans_ok = true;
 	s->cnp = m->cnp;
+	if (m->pause_with_pfc) {
+		s->pause_mask = (uint8_t)rt_state_find(&m->st, RT_SK_PFC, 0)->v[0];
+		s->pause_ok = s->pause_mask;
+		s->pause_us[3] = m->pause_us;
+	}
 	return 0;
 }
 
@@ -271,6 +286,7 @@ static void vm_sleep(struct rt_verify *v, unsigned int ms)
 	for (t = 0; t < ms; t += 100) {
 		m->t_ms += 100;
 		m->cnp += vm_applied(m) ? m->cnp_after : m->cnp_per_tick;
+		m->pause_us += vm_applied(m) ? m->pause_per_tick : 0;
 	}
 	if (vm_applied(m) && m->drift)
 		m->st.s[0].v[0] = 0;	/* PFC, the only setting */
@@ -436,17 +452,53 @@ static void link_down_and_drift_roll_back(void **state)
 	munmap(f, sizeof(*f));
 }
 
-static void guard_without_counters_writes_nothing(void **state)
+/* A guard whose counters the NIC never shows, before or after the apply. */
+static void guard_never_measured_rolls_back(void **state)
 {
 	struct vfix *f = vfix_new();
 
 	(void)state;
 	f->p.line[RT_PK_VERIFY_MAX_PAUSE_PERCENT] = 5;	/* no pause_ok */
-	assert_int_equal(vfix_apply(f), 1);
-	assert_int_equal(f->res.result, RT_RES_ERROR);
-	assert_int_equal(f->m.writes, 0);
-	assert_non_null(strstr(f->res.error, "has no pause duration counter (MaxPausePercent=, PauseMarginPercent=): the guard cannot be measured; nothing was written"));
+	f->p.verify_max_pause_pct = 5;
+	assert_int_equal(vfix_apply(f), 3);
+	assert_int_equal(f->res.result, RT_RES_ROLLED_BACK);
+	assert_int_equal(f->v.g[RT_GUARD_PAUSE].measured, 0);
+	assert_non_null(strstr(f->v.reason, "guard pause-percent was never measured in 2000 ms"));
+	assert_true(vm_same(&f->m, &f->orig));
 	assert_false(rt_journal_pending("vmodel0"));
+	munmap(f, sizeof(*f));
+}
+
+/*
+ * Pause counters that come with PFC (mlx5): a profile turning PFC on from
+ * none keeps a clean watch and rolls back a paused one.
+ */
+static void pause_counters_come_with_pfc(void **state)
+{
+	struct vfix *f = vfix_new();
+
+	(void)state;
+	f->m.st.s[0].v[0] = 0;		/* PFC, the only setting: none */
+	f->orig = f->m;
+	f->m.pause_with_pfc = true;
+	f->p.line[RT_PK_VERIFY_MAX_PAUSE_PERCENT] = 5;
+	f->p.verify_max_pause_pct = 20;
+	assert_int_equal(vfix_apply(f), 0);
+	assert_true(f->v.verified);
+	assert_true(f->v.g[RT_GUARD_PAUSE].measured >= 2);
+	assert_true(vm_applied(&f->m));
+	munmap(f, sizeof(*f));
+
+	f = vfix_new();
+	f->m.st.s[0].v[0] = 0;		/* PFC, the only setting: none */
+	f->orig = f->m;
+	f->m.pause_with_pfc = true;
+	f->m.pause_per_tick = 50000;	/* 50 % */
+	f->p.line[RT_PK_VERIFY_MAX_PAUSE_PERCENT] = 5;
+	f->p.verify_max_pause_pct = 20;
+	assert_int_equal(vfix_apply(f), 3);
+	assert_non_null(strstr(f->v.reason, "guard pause-percent tripped 1000 ms after the apply: 50.00 over the limit 20.00"));
+	assert_true(vm_same(&f->m, &f->orig));
 	munmap(f, sizeof(*f));
 }
 
@@ -511,7 +563,8 @@ int main(void)
 		cmocka_unit_test(counter_rise_rolls_back_exit_3),
 		cmocka_unit_test(max_alone_limits),
 		cmocka_unit_test(link_down_and_drift_roll_back),
-		cmocka_unit_test(guard_without_counters_writes_nothing),
+		cmocka_unit_test(guard_never_measured_rolls_back),
+		cmocka_unit_test(pause_counters_come_with_pfc),
 		cmocka_unit_test(crash_during_watch_is_restored_next_run),
 		cmocka_unit_test(exit_codes),
 	};

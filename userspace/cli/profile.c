@@ -6,11 +6,13 @@
  *	rocetune profile show [ dev NETDEV ]
  *	rocetune profile diff [ dev NETDEV ]
  *	rocetune profile apply [ dev NETDEV ] [ dry-run ]
+ *		[ --verify | --verify-for DURATION ]
  *	rocetune profile journal { show | discard } ...	(cli/journal.c)
  *
  * Profiles are read from rt_profile_dir(); an invalid profile is never
  * applied (exit 2).  apply exits 0 when every NIC ends as its profile
- * says (or no profile matches it), 1 when one failed.
+ * says (or no profile matches it), 1 when one failed; with a watch
+ * (rt_verify.h), 3 when one was rolled back because its watch failed.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -24,10 +26,13 @@
 #include "rt_profile.h"
 #include "rt_rxecc.h"
 #include "rt_sysio.h"
+#include "rt_verify.h"
 
 struct rt_profile_req {
 	char dev[RT_NAME_LEN];		/* "" for every NIC */
 	bool dry_run;
+	bool verify;			/* --verify or --verify-for */
+	uint32_t verify_ms;		/* --verify-for; 0: [Verify] ForSec= */
 };
 
 static int rt_profile_parse_req(struct rt_cli *cli, struct rt_profile_req *req,
@@ -53,6 +58,20 @@ static int rt_profile_parse_req(struct rt_cli *cli, struct rt_profile_req *req,
 		} else if (dry_run_ok && rt_arg_is(cli, "dry-run")) {
 			rt_arg_next(cli);
 			req->dry_run = true;
+		} else if (dry_run_ok && (rt_arg_is(cli, "--verify") ||
+					  rt_arg_is(cli, "verify"))) {
+			rt_arg_next(cli);
+			req->verify = true;
+		} else if (dry_run_ok && (rt_arg_is(cli, "--verify-for") ||
+					  rt_arg_is(cli, "verify-for"))) {
+			rt_arg_next(cli);
+			v = rt_arg_next(cli);
+			if (!v || rt_parse_duration(v, &req->verify_ms)) {
+				rt_usage_error("\"--verify-for\" needs a duration: 30, 30s, 500ms, 2m or 1h (1 ms to 24 h), not \"%s\"",
+					       v ? v : "");
+				return RT_EXIT_USAGE;
+			}
+			req->verify = true;
 		} else {
 			rt_usage_error("unknown argument \"%s\"; try \"rocetune profile help\"",
 				       rt_arg_peek(cli));
@@ -555,7 +574,38 @@ static void rt_print_result(struct rt_print *pr, const struct rt_nic *nic,
 		rt_print_change(pr, &res->changes[i].old,
 				&res->changes[i].want, true, -1);
 	rt_print_close_array(pr);
-	rt_print_close_object(pr);
+}
+
+/* The watch's outcome, in the NIC's object (text: two lines and guards). */
+static void rt_print_verify(struct rt_print *pr, const struct rt_verify *v)
+{
+	unsigned int i;
+
+	rt_print_bool(pr, RT_PRINT_JSON, "verified", NULL, v->verified);
+	rt_print_bool(pr, RT_PRINT_JSON, "rolled_back_by_verify", NULL,
+		      v->tripped);
+	rt_print_string(pr, RT_PRINT_ANY, "reason", "  verify: %s\n",
+			v->reason);
+	rt_print_open_array(pr, "guards");
+	for (i = 0; i < RT_GUARD_NUM; i++) {
+		const struct rt_guard *g = &v->g[i];
+
+		if (!g->on)
+			continue;
+		rt_print_open_object(pr, NULL);
+		rt_print_string(pr, RT_PRINT_ANY, "name", "    guard %s:",
+				g->name);
+		rt_print_uint(pr, RT_PRINT_ANY, "baseline",
+			      " baseline %" PRIu64, (uint64_t)(g->baseline + 0.5));
+		rt_print_uint(pr, RT_PRINT_ANY, "observed",
+			      " observed %" PRIu64, (uint64_t)(g->observed + 0.5));
+		rt_print_uint(pr, RT_PRINT_ANY, "limit", " limit %" PRIu64,
+			      (uint64_t)(g->limit + 0.5));
+		rt_print_bool(pr, RT_PRINT_JSON, "ok", NULL, g->ok);
+		rt_print_text(pr, " %s\n", g->ok ? "ok" : "TRIPPED");
+		rt_print_close_object(pr);
+	}
+	rt_print_close_array(pr);
 }
 
 static int rt_profile_apply(struct rt_cli *cli)
@@ -565,6 +615,7 @@ static int rt_profile_apply(struct rt_cli *cli)
 	struct rt_sys_ctx ctx = { 0 };
 	struct rt_profile_req req;
 	struct rt_nic *nics = NULL;
+	struct rt_verify *v = NULL;
 	unsigned int n, i;
 	int ret;
 
@@ -577,18 +628,62 @@ static int rt_profile_apply(struct rt_cli *cli)
 		ret = RT_EXIT_ERROR;
 		goto out;
 	}
+	if (req.verify && req.dry_run) {
+		rt_usage_error("a dry run writes nothing: there is nothing to verify (drop \"dry-run\" or \"--verify\")");
+		ret = RT_EXIT_USAGE;
+		goto out;
+	}
+	for (i = 0; req.verify && !req.verify_ms && i < n; i++) {
+		const struct rt_profile *p = rt_profile_find(&set, &nics[i].id);
+
+		if (p && !rt_profile_has_verify(p)) {
+			rt_usage_error("%s: --verify takes its duration and guards from the profile's [Verify], and %s has none (give one, or --verify-for DURATION)",
+				       nics[i].id.netdev, p->path);
+			ret = RT_EXIT_USAGE;
+			goto out;
+		}
+	}
+	v = calloc(1, sizeof(*v));
+	if (!v) {
+		rt_error("out of memory");
+		ret = RT_EXIT_ERROR;
+		goto out;
+	}
 	rt_print_open_array(&cli->pr, NULL);
 	for (i = 0; i < n; i++) {
 		const struct rt_profile *p = rt_profile_find(&set, &nics[i].id);
+		struct rt_apply_opts o = {
+			.dry_run = req.dry_run,
+			.lock_wait_ms = RT_LOCK_WAIT_MS,
+		};
+		int r, code;
 
 		memset(res, 0, sizeof(*res));
+		if (p && req.verify) {
+			rt_verify_init(v, p, req.verify_ms, NULL, NULL);
+			o.verify = &v->hook;
+		}
 		if (!p) {
 			res->result = RT_RES_NO_PROFILE;
-		} else if (rt_apply_nic(&rt_backend_sys, &ctx, &nics[i], p,
-					req.dry_run, res)) {
-			ret = RT_EXIT_ERROR;
+			r = 0;
+		} else {
+			r = rt_apply_nic_opts(&rt_backend_sys, &ctx, &nics[i],
+					      p, &o, res);
 		}
+		if (o.verify && !r && !v->started) {
+			v->verified = true;
+			snprintf(v->reason, sizeof(v->reason), "%s",
+				 "nothing changed: nothing to watch");
+		}
+		code = rt_verify_exit(r, res, o.verify ? v : NULL);
+		if (code == RT_EXIT_ERROR || (code && ret != RT_EXIT_ERROR))
+			ret = code;
 		rt_print_result(&cli->pr, &nics[i], p, res);
+		if (o.verify)
+			rt_print_verify(&cli->pr, v);
+		rt_print_close_object(&cli->pr);
+		if (o.verify)
+			rt_verify_fini(v);
 	}
 	rt_print_close_array(&cli->pr);
 out:
@@ -596,6 +691,7 @@ out:
 	rt_profile_set_free(&set);
 	free(nics);
 	free(res);
+	free(v);
 	return ret;
 }
 
@@ -606,6 +702,7 @@ static int rt_profile_help(struct rt_cli *cli)
 	       "       rocetune profile show [ dev NETDEV ]\n"
 	       "       rocetune profile diff [ dev NETDEV ]\n"
 	       "       rocetune profile apply [ dev NETDEV ] [ dry-run ]\n"
+	       "                              [ --verify | --verify-for DURATION ]\n"
 	       "       rocetune profile journal { show [ dev NETDEV ] | discard dev NETDEV }\n"
 	       "       rocetune profile help\n"
 	       "Profiles: %s/*.conf (ROCETUNE_PROFILE_DIR overrides)\n",

@@ -552,6 +552,27 @@ static void rt_snapshot_side_effects(const struct rt_nic *nic,
 		snap->s[snap->n++] = *mode;
 }
 
+/* What a watch (rt_apply_verify) re-reads: the settings just written. */
+struct rt_readback {
+	const struct rt_backend_ops *ops;
+	void *ctx;
+	const struct rt_nic *nic;
+	const struct rt_state *want;
+	unsigned int need;
+	struct rt_nic_state *ns;
+};
+
+static int rt_readback(void *arg, char *msg, size_t len)
+{
+	struct rt_readback *rb = arg;
+	int err;
+
+	err = rt_read(rb->ops, rb->ctx, rb->nic, rb->need, rb->ns, msg, len);
+	if (!err && rt_mismatches(rb->want, &rb->ns->st, msg, len, "applied"))
+		err = -EIO;
+	return err;
+}
+
 int rt_apply_nic(const struct rt_backend_ops *ops, void *ctx,
 		 const struct rt_nic *nic, const struct rt_profile *p,
 		 bool dry_run, struct rt_apply_result *res)
@@ -645,6 +666,9 @@ int rt_apply_nic_opts(const struct rt_backend_ops *ops, void *ctx,
 		goto out;
 	}
 
+	if (o->verify && o->verify->baseline(o->verify->arg, nic, res->error,
+					     sizeof(res->error)))
+		goto out;	/* nothing written */
 	if (rt_journal_save(nic, p, snap, res->error, sizeof(res->error)))
 		goto out;
 	err = rt_converge(ops, ctx, nic, want, &ns->st, false, &res->writes,
@@ -661,6 +685,13 @@ int rt_apply_nic_opts(const struct rt_backend_ops *ops, void *ctx,
 			rt_fmt(msg, sizeof(msg), "%s", tmp);
 			err = -EIO;
 		}
+	}
+	if (!err && o->verify) {
+		struct rt_readback rb = { ops, ctx, nic, want, need, ns };
+
+		/* The journal stays until the watch is over. */
+		err = o->verify->watch(o->verify->arg, nic, rt_readback, &rb,
+				       msg, sizeof(msg));
 	}
 	if (!err) {
 		rt_journal_remove(nic->id.netdev);

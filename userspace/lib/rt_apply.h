@@ -89,8 +89,25 @@ int rt_apply_nic(const struct rt_backend_ops *ops, void *ctx,
 		 const struct rt_nic *nic, const struct rt_profile *p,
 		 bool dry_run, struct rt_apply_result *res);
 
+/*
+ * A watch after the apply (rt_verify.h).  @baseline runs before the first
+ * write, @watch after the read-back, both under the NIC's lock and (for
+ * @watch) with the journal in place; either returning non-zero with @msg
+ * fails the apply: nothing written, or the snapshot restored.  @readback
+ * re-reads the written settings: 0, or -EIO with what differs.
+ */
+struct rt_apply_verify {
+	int (*baseline)(void *arg, const struct rt_nic *nic, char *msg,
+			size_t len);
+	int (*watch)(void *arg, const struct rt_nic *nic,
+		     int (*readback)(void *rb, char *msg, size_t len),
+		     void *rb, char *msg, size_t len);
+	void *arg;
+};
+
 /* How rt_apply_nic_opts() runs. */
 struct rt_apply_opts {
+	const struct rt_apply_verify *verify;	/* NULL: no watch */
 	bool dry_run;			/* only compute the changes */
 	bool dry_run_locked;		/* a dry run reads under the NIC's
 					 * lock (not a half-done apply) */

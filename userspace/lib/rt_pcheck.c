@@ -46,7 +46,7 @@ static bool rt_tune_any(const struct rt_pstate *st)
 {
 	unsigned int k;
 
-	for (k = RT_PK_TUNE_PARAMETER; k < RT_PK_NUM; k++)
+	for (k = RT_PK_TUNE_PARAMETER; k < RT_PK_VERIFY_FOR_SEC; k++)
 		if (rt_profile_has(st->p, k) || st->bad[k])
 			return true;
 	return false;		/* an empty [Tune] is no rule */
@@ -134,7 +134,7 @@ static void rt_check_tune(struct rt_pstate *st)
 			bad = true;
 		}
 	}
-	for (pk = RT_PK_TUNE_PARAMETER; pk < RT_PK_NUM; pk++)
+	for (pk = RT_PK_TUNE_PARAMETER; pk < RT_PK_VERIFY_FOR_SEC; pk++)
 		bad |= st->bad[pk];
 	if (rt_profile_has(p, RT_PK_TUNE_GUARD_TOLERANCE) &&
 	    !rt_profile_has(p, RT_PK_TUNE_GUARD) && !st->bad[RT_PK_TUNE_GUARD])
@@ -208,6 +208,29 @@ incomplete:
 	p->line[RT_PK_TUNE_PARAMETER] = 0;
 }
 
+/*
+ * [Verify]: a sample interval fits in the baseline and in the watch, or
+ * neither would measure a rate.
+ */
+static void rt_check_verify(struct rt_pstate *st)
+{
+	const struct rt_profile *p = st->p;
+	enum rt_pkey k = RT_PK_VERIFY_INTERVAL_MS;
+
+	if (!rt_profile_has(p, k) || st->bad[k])
+		return;
+	if (!st->bad[RT_PK_VERIFY_BASELINE_SEC] &&
+	    p->verify_interval_ms > p->verify_baseline_s * 1000u)
+		rt_kerr(st, p->line[k], k, st->text[k],
+			"longer than the baseline (BaselineSec=%u): the baseline needs at least one interval",
+			p->verify_baseline_s);
+	else if (!st->bad[RT_PK_VERIFY_FOR_SEC] &&
+		 p->verify_interval_ms > p->verify_for_s * 1000u)
+		rt_kerr(st, p->line[k], k, st->text[k],
+			"longer than the watch (ForSec=%u): it would sample nothing",
+			p->verify_for_s);
+}
+
 /* Checks of keys against each other, once the whole file is read. */
 void rt_check_profile(struct rt_pstate *st)
 {
@@ -279,6 +302,7 @@ void rt_check_profile(struct rt_pstate *st)
 	}
 
 	rt_check_tune(st);
+	rt_check_verify(st);
 
 	for (i = 0; i < ARRAY_SIZE(rt_dcqcn_order); i++) {
 		enum rt_dcqcn_param lo = rt_dcqcn_order[i].lo;

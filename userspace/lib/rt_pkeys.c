@@ -89,6 +89,20 @@ static const char *const rt_pkey_agent_names[RT_PK_NUM - RT_PK_AGENT_ON_DRIFT] =
 	[RT_PK_TUNE_GUARD_TOLERANCE - RT_PK_AGENT_ON_DRIFT] = "GuardTolerance",
 	[RT_PK_TUNE_MAX_WRITES_PER_HOUR - RT_PK_AGENT_ON_DRIFT] =
 		"MaxWritesPerHour",
+	[RT_PK_VERIFY_FOR_SEC - RT_PK_AGENT_ON_DRIFT] = "ForSec",
+	[RT_PK_VERIFY_BASELINE_SEC - RT_PK_AGENT_ON_DRIFT] = "BaselineSec",
+	[RT_PK_VERIFY_INTERVAL_MS - RT_PK_AGENT_ON_DRIFT] = "IntervalMs",
+	[RT_PK_VERIFY_MAX_PAUSE_PERCENT - RT_PK_AGENT_ON_DRIFT] =
+		"MaxPausePercent",
+	[RT_PK_VERIFY_PAUSE_MARGIN_PERCENT - RT_PK_AGENT_ON_DRIFT] =
+		"PauseMarginPercent",
+	[RT_PK_VERIFY_MAX_CNP_RATE - RT_PK_AGENT_ON_DRIFT] = "MaxCNPRate",
+	[RT_PK_VERIFY_CNP_RATE_MARGIN - RT_PK_AGENT_ON_DRIFT] =
+		"CNPRateMargin",
+	[RT_PK_VERIFY_MAX_RETRANS_RATE - RT_PK_AGENT_ON_DRIFT] =
+		"MaxRetransRate",
+	[RT_PK_VERIFY_RETRANS_RATE_MARGIN - RT_PK_AGENT_ON_DRIFT] =
+		"RetransRateMargin",
 };
 
 /* The metrics of [Tune] that add counters up, by enum rt_tune_metric. */
@@ -151,6 +165,7 @@ const char *const rt_sec_names[RT_SEC_BAD] = {
 	[RT_SEC_AGENT] = "Agent",
 	[RT_SEC_WATCHDOG] = "Watchdog",
 	[RT_SEC_TUNE] = "Tune",
+	[RT_SEC_VERIFY] = "Verify",
 };
 
 enum rt_psec rt_pkey_sec(enum rt_pkey k)
@@ -165,7 +180,9 @@ enum rt_psec rt_pkey_sec(enum rt_pkey k)
 		return RT_SEC_AGENT;
 	if (k < RT_PK_TUNE_PARAMETER)
 		return RT_SEC_WATCHDOG;
-	return RT_SEC_TUNE;
+	if (k < RT_PK_VERIFY_FOR_SEC)
+		return RT_SEC_TUNE;
+	return RT_SEC_VERIFY;
 }
 
 const char *rt_pkey_name(enum rt_pkey k)
@@ -214,6 +231,8 @@ const char *rt_sec_keys(enum rt_psec s)
 		return "Action, StormMs, RestoreAfterMs, TimeoutMs";
 	case RT_SEC_TUNE:
 		return "Parameter, Metric, Direction, Above, Below, Step, Min, Max, CooldownMs, IntervalMs, Guard, GuardTolerance, MaxWritesPerHour";
+	case RT_SEC_VERIFY:
+		return "ForSec, BaselineSec, IntervalMs, MaxPausePercent, PauseMarginPercent, MaxCNPRate, CNPRateMargin, MaxRetransRate, RetransRateMargin";
 	default:
 		return "see the [DCQCN] table of Documentation/profiles.rst";
 	}

@@ -45,6 +45,19 @@ static void rt_profile_init(struct rt_profile *p, const char *path)
 	p->tune_cooldown_ms = RT_TUNE_DEF_COOLDOWN_MS;
 	p->tune_interval_ms = RT_TUNE_DEF_INTERVAL_MS;
 	p->tune_max_writes_h = RT_TUNE_DEF_MAX_WRITES_PER_HOUR;
+	p->verify_for_s = RT_VERIFY_DEF_FOR_S;
+	p->verify_baseline_s = RT_VERIFY_DEF_BASELINE_S;
+	p->verify_interval_ms = RT_VERIFY_DEF_INTERVAL_MS;
+}
+
+bool rt_profile_has_verify(const struct rt_profile *p)
+{
+	unsigned int k;
+
+	for (k = RT_PK_VERIFY_FOR_SEC; k < RT_PK_NUM; k++)
+		if (rt_profile_has(p, k))
+			return true;
+	return false;
 }
 
 int rt_profile_parse_fp(FILE *f, const char *path, struct rt_profile *p,

@@ -30,10 +30,11 @@ enum rt_psec {
 	RT_SEC_AGENT,
 	RT_SEC_WATCHDOG,
 	RT_SEC_TUNE,
+	RT_SEC_VERIFY,
 	RT_SEC_BAD,		/* after an unknown or malformed header */
 };
 
-#define RT_SEC_LIST	"[Match], [Lossless], [DCQCN], [Agent], [Watchdog] or [Tune]"
+#define RT_SEC_LIST	"[Match], [Lossless], [DCQCN], [Agent], [Watchdog], [Tune] or [Verify]"
 
 /* ---- rt_pkeys.c ---- */
 

@@ -3,9 +3,10 @@
  * rocetune user-space library: tuning profiles.
  *
  * A profile is a systemd-style INI file with the
- * sections [Match], [Lossless] and [DCQCN], and [Agent], [Watchdog] and
- * [Tune] for the agent rocetuned; Documentation/profiles.rst is the
- * reference of every key.  Files are read from a directory
+ * sections [Match], [Lossless] and [DCQCN], [Agent], [Watchdog] and
+ * [Tune] for the agent rocetuned, and [Verify] for applies that watch
+ * the NIC afterwards; Documentation/profiles.rst is the reference of
+ * every key.  Files are read from a directory
  * (/etc/rocetune, or $ROCETUNE_PROFILE_DIR) in lexical order of their
  * names, *.conf only; the profile of a NIC is the first one whose [Match]
  * matches it.
@@ -207,6 +208,16 @@ enum rt_pkey {
 	RT_PK_TUNE_GUARD,
 	RT_PK_TUNE_GUARD_TOLERANCE,
 	RT_PK_TUNE_MAX_WRITES_PER_HOUR,
+	/* [Verify] (apply --verify-for, rocetuned: guarded rollouts) */
+	RT_PK_VERIFY_FOR_SEC,
+	RT_PK_VERIFY_BASELINE_SEC,
+	RT_PK_VERIFY_INTERVAL_MS,
+	RT_PK_VERIFY_MAX_PAUSE_PERCENT,
+	RT_PK_VERIFY_PAUSE_MARGIN_PERCENT,
+	RT_PK_VERIFY_MAX_CNP_RATE,
+	RT_PK_VERIFY_CNP_RATE_MARGIN,
+	RT_PK_VERIFY_MAX_RETRANS_RATE,
+	RT_PK_VERIFY_RETRANS_RATE_MARGIN,
 	RT_PK_NUM
 };
 
@@ -276,7 +287,35 @@ struct rt_profile {
 	unsigned int tune_guard;	/* Guard=, RT_TM_NONE: no guard */
 	uint64_t tune_guard_tol;	/* GuardTolerance=, events/s */
 	uint32_t tune_max_writes_h;	/* MaxWritesPerHour= */
+
+	/*
+	 * [Verify]: what an apply is watched for after it landed
+	 * (rt_verify.h).  A guard is in force when its key is given
+	 * (rt_profile_has()); the limit is the lowest of Max...= and the
+	 * baseline plus ...Margin=.
+	 */
+	uint32_t verify_for_s;		/* ForSec=, RT_VERIFY_DEF_FOR_S */
+	uint32_t verify_baseline_s;	/* BaselineSec= */
+	uint32_t verify_interval_ms;	/* IntervalMs= */
+	uint32_t verify_max_pause_pct;	/* MaxPausePercent= */
+	uint32_t verify_pause_margin_pct;	/* PauseMarginPercent= */
+	uint64_t verify_max_cnp;	/* MaxCNPRate=, events/s */
+	uint64_t verify_cnp_margin;	/* CNPRateMargin= */
+	uint64_t verify_max_retrans;	/* MaxRetransRate= */
+	uint64_t verify_retrans_margin;	/* RetransRateMargin= */
 };
+
+/* Defaults and limits of the [Verify] keys. */
+#define RT_VERIFY_DEF_FOR_S		30
+#define RT_VERIFY_MAX_FOR_S		86400
+#define RT_VERIFY_DEF_BASELINE_S	5
+#define RT_VERIFY_MAX_BASELINE_S	3600
+#define RT_VERIFY_DEF_INTERVAL_MS	1000
+#define RT_VERIFY_MIN_INTERVAL_MS	100
+#define RT_VERIFY_MAX_INTERVAL_MS	60000
+
+/* rt_profile_has_verify() - @p has a [Verify] key. */
+bool rt_profile_has_verify(const struct rt_profile *p);
 
 /* rt_profile_has() - @key was given in @p. */
 static inline bool rt_profile_has(const struct rt_profile *p, enum rt_pkey key)

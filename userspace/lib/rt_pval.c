@@ -796,8 +796,59 @@ static int rt_p_tune(struct rt_pstate *st, enum rt_pkey k, const char *v)
 	}
 }
 
+/* [Verify]: durations, a percentage of the time paused, rates. */
+static int rt_p_verify(struct rt_pstate *st, enum rt_pkey k, const char *v)
+{
+	struct rt_profile *p = st->p;
+	uint64_t n;
+
+	switch (k) {
+	case RT_PK_VERIFY_FOR_SEC:
+		if (rt_scalar(st, k, v, 1, RT_VERIFY_MAX_FOR_S, "seconds", &n))
+			return -1;
+		p->verify_for_s = (uint32_t)n;
+		return 0;
+	case RT_PK_VERIFY_BASELINE_SEC:
+		if (rt_scalar(st, k, v, 1, RT_VERIFY_MAX_BASELINE_S, "seconds",
+			      &n))
+			return -1;
+		p->verify_baseline_s = (uint32_t)n;
+		return 0;
+	case RT_PK_VERIFY_INTERVAL_MS:
+		if (rt_scalar(st, k, v, RT_VERIFY_MIN_INTERVAL_MS,
+			      RT_VERIFY_MAX_INTERVAL_MS, "milliseconds", &n))
+			return -1;
+		p->verify_interval_ms = (uint32_t)n;
+		return 0;
+	case RT_PK_VERIFY_MAX_PAUSE_PERCENT:
+	case RT_PK_VERIFY_PAUSE_MARGIN_PERCENT:
+		if (rt_scalar(st, k, v, 0, 100,
+			      "percent of the time a priority is paused", &n))
+			return -1;
+		if (k == RT_PK_VERIFY_MAX_PAUSE_PERCENT)
+			p->verify_max_pause_pct = (uint32_t)n;
+		else
+			p->verify_pause_margin_pct = (uint32_t)n;
+		return 0;
+	default:
+		if (rt_scalar(st, k, v, 0, RT_TUNE_RATE_MAX, "events/s", &n))
+			return -1;
+		if (k == RT_PK_VERIFY_MAX_CNP_RATE)
+			p->verify_max_cnp = n;
+		else if (k == RT_PK_VERIFY_CNP_RATE_MARGIN)
+			p->verify_cnp_margin = n;
+		else if (k == RT_PK_VERIFY_MAX_RETRANS_RATE)
+			p->verify_max_retrans = n;
+		else
+			p->verify_retrans_margin = n;
+		return 0;
+	}
+}
+
 int rt_p_value(struct rt_pstate *st, enum rt_pkey k, const char *v)
 {
+	if (k >= RT_PK_VERIFY_FOR_SEC)
+		return rt_p_verify(st, k, v);
 	if (k >= RT_PK_TUNE_PARAMETER)
 		return rt_p_tune(st, k, v);
 	if (k >= RT_PK_AGENT_ON_DRIFT)
@@ -894,6 +945,20 @@ const char *rt_allowed(enum rt_pkey k, char *buf, size_t len)
 		return "decimal 2..600";
 	case RT_PK_TUNE_INTERVAL_MS:
 		return "decimal 100..3600000";
+	case RT_PK_VERIFY_FOR_SEC:
+		return "decimal seconds 1..86400";
+	case RT_PK_VERIFY_BASELINE_SEC:
+		return "decimal seconds 1..3600";
+	case RT_PK_VERIFY_INTERVAL_MS:
+		return "decimal 100..60000";
+	case RT_PK_VERIFY_MAX_PAUSE_PERCENT:
+	case RT_PK_VERIFY_PAUSE_MARGIN_PERCENT:
+		return "decimal percent 0..100";
+	case RT_PK_VERIFY_MAX_CNP_RATE:
+	case RT_PK_VERIFY_CNP_RATE_MARGIN:
+	case RT_PK_VERIFY_MAX_RETRANS_RATE:
+	case RT_PK_VERIFY_RETRANS_RATE_MARGIN:
+		return "decimal events/s";
 	case RT_PK_WD_ACTION:
 		return "alert, timeout or disable-pfc";
 	case RT_PK_WD_STORM_MS:

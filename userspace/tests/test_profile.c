@@ -219,7 +219,7 @@ static void sections_and_keys(void **state)
 	(void)state;
 	/* An unknown section is one error, its keys are not more. */
 	expect_one_err("[Match]\n[PFC]\nEnable=1\nFoo=2\n", 2,
-		       "[PFC]: unknown section ([Match], [Lossless], [DCQCN], [Agent], [Watchdog] or [Tune]");
+		       "[PFC]: unknown section ([Match], [Lossless], [DCQCN], [Agent], [Watchdog], [Tune] or [Verify]");
 	expect_one_err("[Match]\n[]\n", 2, "unknown section");
 	expect_one_err("Trust=dscp\n[Match]\n", 1,
 		       "Trust=dscp: key outside a section (it belongs in [Lossless])");

@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <netlink/attr.h>
@@ -18,6 +19,7 @@
 #include "rt_nl.h"
 #include "rt_print.h"
 #include "rt_prom.h"
+#include "rt_util.h"
 
 #define AG_PORTS_MAX		64	/* port series per scrape */
 
@@ -144,6 +146,28 @@ static void ag_fill_qps(FILE *f, struct ag *ag)
 	free(l.v);
 }
 
+/*
+ * A test hook: ROCETUNE_METRICS_DELAY_MS slows each scrape's collection
+ * (the module's port and QP dumps) by that many milliseconds, as a large
+ * QP table or a loaded kernel would.  Logged as it begins, so that a
+ * test can time an event into a collection.
+ */
+static void ag_metrics_delay(void)
+{
+	const char *s = secure_getenv("ROCETUNE_METRICS_DELAY_MS");
+	uint32_t ms;
+	struct timespec ts;
+
+	if (!s || rt_parse_u32(s, 0, 60000, &ms) || !ms)
+		return;
+	ag_log(AG_INFO, "metrics: collection held %" PRIu32 " ms (ROCETUNE_METRICS_DELAY_MS, a test hook)",
+	       ms);
+	ts.tv_sec = ms / 1000;
+	ts.tv_nsec = (long)(ms % 1000) * 1000000;
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
 void ag_fill_metrics(FILE *f, void *arg)
 {
 	struct ag *ag = arg;
@@ -164,6 +188,7 @@ void ag_fill_metrics(FILE *f, void *arg)
 	}
 	ag_metrics_write(f, &ag->g, st, ag->n);
 	free(st);
+	ag_metrics_delay();
 	if (!ag->cmd_open)
 		return;
 	l = calloc(1, sizeof(*l));

@@ -36,6 +36,7 @@ ALL_TESTS="
 	storm_restart_resync
 	storm_end_lost
 	storm_action_skipped
+	storm_slow_scrapes
 	sigterm_stops
 "
 
@@ -64,12 +65,14 @@ LOG=${RT_OUT:+$RT_OUT/agent-$(uname -r).log}
 LOG=${LOG:-$WORK/agent.log}
 AGENT_PID=
 HOLD_PID=
+SCRAPE_PIDS=()
 export ROCETUNE_PROFILE_DIR=$WORK/profiles
 export ROCETUNE_RUN_DIR=$WORK/run
 mkdir -p "$ROCETUNE_PROFILE_DIR"
 
 cleanup() {
 	[ -z "$HOLD_PID" ] || kill "$HOLD_PID" 2> /dev/null
+	[ ${#SCRAPE_PIDS[@]} -eq 0 ] || kill "${SCRAPE_PIDS[@]}" 2> /dev/null
 	[ -z "$AGENT_PID" ] || kill "$AGENT_PID" 2> /dev/null
 	[ -z "$AGENT_PID" ] || wait "$AGENT_PID" 2> /dev/null
 	echo "$ID" > "$SIM_BUS/del_device" 2> /dev/null
@@ -669,6 +672,91 @@ storm_lock_held() {
 	wait_for 5 metric_is rocetune_agent_storm_action_active "$HDEV" 0
 	check_err $? "the action is still reported active after the restore"
 	log_test "storm: a NIC lock held by another apply delays the action only until it is free"
+}
+
+# scrape_loop: scrape /metrics back to back until killed.
+scrape_loop() {
+	while :; do
+		curl -s --max-time 60 "http://127.0.0.1:$PORT/metrics" > /dev/null
+	done
+}
+
+# held_count: how many scrape collections the agent has begun.
+held_count() {
+	log_count "metrics: collection held [0-9]+ ms"
+}
+
+# held_more N: more than N collections begun.
+held_more() {
+	[ "$(held_count)" -gt "$1" ]
+}
+
+# Scrapes whose collection is slowed to 3 s each (ROCETUNE_METRICS_DELAY_MS,
+# a test hook, as a large QP table would), two scrapers back to back.  A
+# storm starts 0.5 s into a collection, so a collection that held the
+# event loop would hold the action back 2.5 s; the action must land
+# within 1 s.  The storm's end is followed at once by one more scrape, so
+# a collection in the loop would hold the restore (due 1.5 s later) past
+# 3 s; it must land within 2.5 s.  Every scrape answers.
+storm_slow_scrapes() {
+	local lat ms out i cpid n0
+
+	RET=0
+	# run alone (RT_ONLY_TESTS), the NIC hotplug_applies adds
+	[ -e "/sys/class/net/$HDEV" ] || echo "$HID mlx5" > "$SIM_BUS/new_device" ||
+		check_err 1 "cannot add a simulated NIC"
+	export ROCETUNE_METRICS_DELAY_MS=3000
+	restart_agent scrapes
+	check_err $? "no start apply after the restart: $(tail -5 "$LOG")"
+	unset ROCETUNE_METRICS_DELAY_MS
+	pfc_is "$HDEV" 3 true
+	check_err $? "PFC on priority 3 of $HDEV not on before the storm"
+	for i in 1 2; do
+		scrape_loop &
+		SCRAPE_PIDS+=("$!")
+	done
+	n0=$(held_count)
+	curl -s --max-time 60 -o /dev/null -w '%{http_code} %{time_total}' \
+		"http://127.0.0.1:$PORT/metrics" > "$WORK/scrape.out" &
+	cpid=$!
+	wait_for 10 held_more "$n0"
+	check_err $? "no collection begun: $(tail -3 "$LOG")"
+	sleep 0.5
+	echo "3 1000 0" > "$DFS/$HID/pfc_storm" ||
+		check_err 1 "cannot inject a storm"
+	ms=$(pfc_within 1500 "$HDEV" 3 false)
+	check_err $? "PFC on priority 3 not off within 1.5 s of the storm while scrapes run ($ms ms)"
+	wait_log 10 "$HDEV: pause storm on priority 3: PFC off on it in force"
+	check_err $? "no storm action logged: $(tail -3 "$LOG")"
+	lat=$(sed -n "s/.*$HDEV: pause storm on priority 3: PFC off on it in force \([0-9.]*\) ms after.*/\1/p" "$LOG" | tail -n 1)
+	echo "# latency storm STORM_START (kernel time) -> PFC off, 0.5 s into a 3 s collection: $lat ms (seen by dcb $ms ms after the storm began)"
+	[ -n "$lat" ] && [ "${lat%.*}" -lt 1000 ]
+	check_err $? "storm action $lat ms after STORM_START with scrapes running"
+	wait "$cpid"
+	out=$(cat "$WORK/scrape.out")
+	echo "# a scrape (3 s collection) with 2 scrapers running: HTTP status and seconds $out"
+	[ "${out%% *}" = 200 ]
+	check_err $? "the scrape during the storm: $out"
+	storm_stop "$HID"
+	wait_log 10 "$HDEV: pause storm on priority 3 over after"
+	check_err $? "no storm end"
+	curl -s --max-time 60 -o /dev/null -w '%{http_code} %{time_total}' \
+		"http://127.0.0.1:$PORT/metrics" > "$WORK/scrape.out" &
+	cpid=$!
+	# RestoreAfterMs=1500 after the end
+	ms=$(pfc_within 2500 "$HDEV" 3 true)
+	check_err $? "PFC on priority 3 not restored within 2.5 s of the storm's end ($ms ms)"
+	echo "# latency storm end logged -> PFC on again (RestoreAfterMs=1500), a scrape begun at the end: $ms ms"
+	wait "$cpid"
+	out=$(cat "$WORK/scrape.out")
+	[ "${out%% *}" = 200 ]
+	check_err $? "the scrape after the storm: $out"
+	kill "${SCRAPE_PIDS[@]}" 2> /dev/null
+	wait "${SCRAPE_PIDS[@]}" 2> /dev/null
+	SCRAPE_PIDS=()
+	restart_agent plain
+	check_err $? "no start apply after the restart without the hook"
+	log_test "storm: the action and its restore land on time while slow scrapes run"
 }
 
 # Five clients connect to the status socket and say nothing: "rocetune

@@ -2,8 +2,16 @@
 /*
  * rocetuned: GET /metrics over libmicrohttpd, run from the agent's own
  * poll() loop (MHD_USE_EPOLL: one file descriptor to poll, MHD_run()
- * when it is readable), so the body is built from the agent's state
- * without threads or locks.
+ * when it is readable).
+ *
+ * A scrape never waits in the loop: the loop writes the agent's own
+ * series (its state, no I/O), suspends the connection and queues the
+ * rest for the collector thread, which runs the netlink dumps of the
+ * module's ports and QPs on its own socket (ag_collect_metrics()).  It
+ * takes every scrape queued at once, collects once for all of them,
+ * moves them to the done list and wakes the loop by an eventfd in the
+ * epoll set; the loop resumes them and libmicrohttpd calls the handler
+ * again, which answers.  The two share only the two lists, under h->mu.
  *
  * One daemon per address listened on (":PORT" is one dual-stack socket,
  * a host name one per address), their epoll descriptors in one more
@@ -17,10 +25,13 @@
 #include <errno.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -32,14 +43,31 @@
 
 #define AG_HTTP_DAEMONS	16		/* addresses of a host name */
 #define AG_HTTP_REALM	"rocetuned"
+#define AG_HTTP_PROM	"text/plain; version=0.0.4; charset=utf-8"
+
+/* One scrape: its connection is suspended while the collector works. */
+struct ag_scrape {
+	struct MHD_Connection *c;
+	char *body;			/* the loop's part, then all of it */
+	size_t len;
+	void *job;			/* for src.collect, free()d */
+	struct ag_scrape *next;
+};
 
 struct ag_http {
 	struct MHD_Daemon *d[AG_HTTP_DAEMONS];
 	unsigned int nd;
 	int epfd;
+	int efd;			/* the collector's "done" to the loop */
 	struct ag_web *web;
-	void (*fill)(FILE *f, void *arg);
-	void *arg;
+	struct ag_http_src src;
+	pthread_t thr;
+	bool thr_started;
+	pthread_mutex_t mu;		/* queue, done, stop */
+	pthread_cond_t cv;		/* queue or stop */
+	struct ag_scrape *queue;	/* for the collector */
+	struct ag_scrape *done;		/* for the loop to resume */
+	bool stop;
 };
 
 static enum MHD_Result ag_http_reply(struct MHD_Connection *c,
@@ -100,6 +128,119 @@ static enum MHD_Result ag_http_refuse(struct MHD_Connection *c, int why)
 	return ret;
 }
 
+/* Append @n bytes of @t to @sc's body; false when out of memory. */
+static bool ag_scrape_append(struct ag_scrape *sc, const char *t, size_t n)
+{
+	char *b;
+
+	if (!n)
+		return true;
+	b = realloc(sc->body, sc->len + n + 1);
+	if (!b)
+		return false;
+	memcpy(b + sc->len, t, n);
+	sc->len += n;
+	b[sc->len] = '\0';
+	sc->body = b;
+	return true;
+}
+
+static void *ag_http_collector(void *arg)
+{
+	struct ag_http *h = arg;
+	struct ag_scrape *batch, *sc;
+	uint64_t one = 1;
+	char *t = NULL;
+	size_t tlen = 0;
+	FILE *f;
+
+	pthread_mutex_lock(&h->mu);
+	for (;;) {
+		while (!h->queue && !h->stop)
+			pthread_cond_wait(&h->cv, &h->mu);
+		if (h->stop)
+			break;
+		batch = h->queue;	/* the newest first */
+		h->queue = NULL;
+		pthread_mutex_unlock(&h->mu);
+
+		/* one collection, the newest scrape's, for all of them */
+		f = open_memstream(&t, &tlen);
+		if (f) {
+			h->src.collect(f, batch->job);
+			if (fclose(f)) {
+				ag_log(AG_WARNING, "metrics: no memory for the module's series");
+				tlen = 0;
+			}
+		} else {
+			ag_log(AG_WARNING, "metrics: no memory for the module's series");
+		}
+		for (sc = batch; sc; sc = sc->next) {
+			if (t && !ag_scrape_append(sc, t, tlen))
+				ag_log(AG_WARNING, "metrics: no memory for the module's series");
+			free(sc->job);
+			sc->job = NULL;
+		}
+		free(t);
+		t = NULL;
+		tlen = 0;
+
+		pthread_mutex_lock(&h->mu);
+		for (sc = batch; sc->next; sc = sc->next)
+			;
+		sc->next = h->done;
+		h->done = batch;
+		if (write(h->efd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+			ag_log(AG_ERR, "metrics: eventfd: %s", strerror(errno));
+	}
+	pthread_mutex_unlock(&h->mu);
+	return NULL;
+}
+
+/* Hand the scrape to the collector; its connection waits, suspended. */
+static enum MHD_Result ag_http_scrape(struct ag_http *h,
+				      struct MHD_Connection *c,
+				      void **con_cls, char *body, size_t len,
+				      void *job)
+{
+	struct ag_scrape *sc;
+
+	sc = job ? calloc(1, sizeof(*sc)) : NULL;
+	if (!sc) {
+		free(job);	/* out of memory: what the loop wrote */
+		return ag_http_reply(c, MHD_HTTP_OK, AG_HTTP_PROM, body, len);
+	}
+	sc->c = c;
+	sc->body = body;
+	sc->len = len;
+	sc->job = job;
+	MHD_suspend_connection(c);
+	*con_cls = sc;
+	pthread_mutex_lock(&h->mu);
+	sc->next = h->queue;
+	h->queue = sc;
+	pthread_cond_signal(&h->cv);
+	pthread_mutex_unlock(&h->mu);
+	return MHD_YES;
+}
+
+/* The end of a request: a scrape's memory, answered or not. */
+static void ag_http_completed(void *cls, struct MHD_Connection *c,
+			      void **con_cls,
+			      enum MHD_RequestTerminationCode toe)
+{
+	struct ag_scrape *sc = *con_cls;
+
+	(void)c;
+	(void)toe;
+	if (!sc || *con_cls == cls)
+		return;
+	free(sc->body);
+	free(sc->job);
+	free(sc);
+	*con_cls = NULL;
+}
+
 static enum MHD_Result ag_http_handler(void *cls, struct MHD_Connection *c,
 				       const char *url, const char *method,
 				       const char *version,
@@ -114,7 +255,7 @@ static enum MHD_Result ag_http_handler(void *cls, struct MHD_Connection *c,
 	(void)version;
 	(void)upload_data;
 	(void)upload_data_size;
-	if (*con_cls && h->web && h->web->nusers) {
+	if (*con_cls == h && h->web && h->web->nusers) {
 		int ok = ag_http_auth(h, c);
 
 		if (ok <= 0)
@@ -135,16 +276,27 @@ static enum MHD_Result ag_http_handler(void *cls, struct MHD_Connection *c,
 		*con_cls = h;
 		return MHD_YES;
 	}
+	if (*con_cls != h) {
+		/* resumed: the collector has completed the scrape */
+		struct ag_scrape *sc = *con_cls;
+
+		body = sc->body;
+		sc->body = NULL;
+		return ag_http_reply(c, MHD_HTTP_OK, AG_HTTP_PROM, body,
+				     sc->len);
+	}
 	f = open_memstream(&body, &len);
 	if (!f)
 		return MHD_NO;
 	if (!strcmp(url, "/metrics")) {
-		h->fill(f, h->arg);
-		if (fclose(f))
+		void *job = h->src.fill(f, h->src.arg);
+
+		if (fclose(f)) {
+			free(job);
+			free(body);
 			return MHD_NO;
-		return ag_http_reply(c, MHD_HTTP_OK,
-				     "text/plain; version=0.0.4; charset=utf-8",
-				     body, len);
+		}
+		return ag_http_scrape(h, c, con_cls, body, len, job);
 	}
 	if (!strcmp(url, "/")) {
 		fputs("rocetuned: metrics at /metrics\n", f);
@@ -270,7 +422,8 @@ static struct MHD_Daemon *ag_http_daemon(struct ag_http *h,
 					 bool dual)
 {
 	struct MHD_OptionItem o[16];
-	unsigned int flags = MHD_USE_EPOLL | MHD_USE_ERROR_LOG;
+	unsigned int flags = MHD_USE_EPOLL | MHD_USE_ERROR_LOG |
+			     MHD_ALLOW_SUSPEND_RESUME;
 	unsigned int n = 0;
 
 	if (sa->sa_family == AF_INET6)
@@ -285,6 +438,8 @@ static struct MHD_Daemon *ag_http_daemon(struct ag_http *h,
 					  AG_HTTP_MAX_CONN, NULL };
 	o[n++] = (struct MHD_OptionItem){ MHD_OPTION_PER_IP_CONNECTION_LIMIT,
 					  AG_HTTP_PER_PEER, NULL };
+	o[n++] = (struct MHD_OptionItem){ MHD_OPTION_NOTIFY_COMPLETED,
+					  (intptr_t)ag_http_completed, h };
 	if (h->web && h->web->tls) {
 		flags |= MHD_USE_TLS;
 		o[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_KEY, 0,
@@ -363,8 +518,34 @@ static int ag_http_any(struct ag_http *h, const char *listen, uint16_t port)
 			   false);
 }
 
+/* The collector thread, blocking every signal: the loop's signalfd takes them. */
+static int ag_http_thread(struct ag_http *h)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	sigset_t all, old;
+	int err;
+
+	h->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (h->efd < 0 || epoll_ctl(h->epfd, EPOLL_CTL_ADD, h->efd, &ev)) {
+		ag_log(AG_ERR, "metrics: the collector's eventfd: %s",
+		       strerror(errno));
+		return -1;
+	}
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	err = pthread_create(&h->thr, NULL, ag_http_collector, h);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err) {
+		ag_log(AG_ERR, "metrics: cannot start the collector thread: %s",
+		       strerror(err));
+		return -1;
+	}
+	h->thr_started = true;
+	return 0;
+}
+
 struct ag_http *ag_http_start(const char *listen, struct ag_web *web,
-			      void (*fill)(FILE *f, void *arg), void *arg)
+			      const struct ag_http_src *src)
 {
 	struct addrinfo hints = { 0 }, *ai = NULL, *a, *b;
 	struct ag_http *h;
@@ -382,13 +563,16 @@ struct ag_http *ag_http_start(const char *listen, struct ag_web *web,
 	h = calloc(1, sizeof(*h));
 	if (!h)
 		return NULL;
-	h->fill = fill;
-	h->arg = arg;
+	h->src = *src;
 	h->web = web;
+	h->efd = -1;
+	pthread_mutex_init(&h->mu, NULL);
+	pthread_cond_init(&h->cv, NULL);
 	h->epfd = epoll_create1(EPOLL_CLOEXEC);
-	if (h->epfd < 0) {
-		ag_log(AG_ERR, "metrics: epoll: %s", strerror(errno));
-		free(h);
+	if (h->epfd < 0 || ag_http_thread(h)) {
+		if (h->epfd < 0)
+			ag_log(AG_ERR, "metrics: epoll: %s", strerror(errno));
+		ag_http_stop(h);
 		return NULL;
 	}
 	if (!host[0]) {
@@ -449,10 +633,31 @@ int ag_http_timeout_ms(struct ag_http *h)
 	return t;
 }
 
+/* Resume the connections of @sc's list: the handler answers them. */
+static void ag_http_resume(struct ag_scrape *sc)
+{
+	struct ag_scrape *next;
+
+	for (; sc; sc = next) {
+		next = sc->next;
+		sc->next = NULL;
+		MHD_resume_connection(sc->c);
+	}
+}
+
 void ag_http_run(struct ag_http *h)
 {
+	struct ag_scrape *done;
 	unsigned int i;
+	uint64_t v;
 
+	if (read(h->efd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+		ag_log(AG_WARNING, "metrics: eventfd: %s", strerror(errno));
+	pthread_mutex_lock(&h->mu);
+	done = h->done;
+	h->done = NULL;
+	pthread_mutex_unlock(&h->mu);
+	ag_http_resume(done);
 	for (i = 0; i < h->nd; i++)
 		MHD_run(h->d[i]);
 }
@@ -463,9 +668,24 @@ void ag_http_stop(struct ag_http *h)
 
 	if (!h)
 		return;
+	if (h->thr_started) {
+		pthread_mutex_lock(&h->mu);
+		h->stop = true;
+		pthread_cond_signal(&h->cv);
+		pthread_mutex_unlock(&h->mu);
+		pthread_join(h->thr, NULL);
+	}
+	/* scrapes not answered: closed with their daemon, which frees them */
+	ag_http_resume(h->queue);
+	ag_http_resume(h->done);
+	h->queue = h->done = NULL;
 	for (i = 0; i < h->nd; i++)
 		MHD_stop_daemon(h->d[i]);
+	if (h->efd >= 0)
+		close(h->efd);
 	if (h->epfd >= 0)
 		close(h->epfd);
+	pthread_cond_destroy(&h->cv);
+	pthread_mutex_destroy(&h->mu);
 	free(h);
 }

@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <netlink/attr.h>
@@ -18,6 +19,7 @@
 #include "rt_nl.h"
 #include "rt_print.h"
 #include "rt_prom.h"
+#include "rt_util.h"
 
 #define AG_PORTS_MAX		64	/* port series per scrape */
 
@@ -77,84 +79,119 @@ static int ag_qp_cb(const struct nlmsghdr *nlh, void *arg)
 }
 
 /*
+ * What a scrape's collection needs to know of the agent's state, copied
+ * in the loop (ag_fill_metrics()): the collector thread reads only this.
+ */
+struct ag_mjob_nic {
+	char dev[sizeof(((struct rt_nic *)0)->id.rdma_dev)];
+	uint32_t port;
+	uint32_t top_k;			/* [Agent] MetricsTopQPs= */
+};
+
+struct ag_mjob {
+	struct ag_mcol *col;
+	bool module;			/* rocetune.ko's family is open */
+	bool qp_labels;			/* --metrics-qp-labels */
+	uint32_t max_series;		/* --metrics-max-series */
+	size_t qp_max;			/* the sum of the NICs' top K */
+	size_t n;
+	struct ag_mjob_nic v[];
+};
+
+/*
  * With --metrics-qp-labels, per NIC whose profile asks for it, the top K
  * QPs of its port by received ECN-CE packets (as "rocetune -o prometheus
  * qp show"), with the labels device and port of the port series, and
  * qpn and comm; at most --metrics-max-series of them.
  */
-static void ag_fill_qps(FILE *f, struct ag *ag)
+static void ag_collect_qps(FILE *f, struct rt_nl *nl,
+			   const struct ag_mjob *j)
 {
-	struct ag_qp_list l = { 0 };
-	const struct rt_profile *p;
+	struct ag_qp_list l = { .max = j->qp_max };
 	size_t i, start, series, written = 0;
-	static bool said;		/* MetricsTopQPs= without the flag */
 	struct nl_msg *msg;
-	struct ag_nic *an;
 	int err;
 
-	if (!ag->o.qp_labels) {
-		/* no qpn and comm labels unless asked: they name tenants */
-		for (i = 0; i < ag->n && !said; i++) {
-			p = ag->nics[i]->prof;
-			if (!p || !p->metrics_top_qps)
-				continue;
-			ag_log(AG_NOTICE, "%s: MetricsTopQPs=%" PRIu32 " gives no per-QP series without --metrics-qp-labels",
-			       p->path, p->metrics_top_qps);
-			said = true;
-		}
-		return;
-	}
-	for (i = 0; i < ag->n; i++) {
-		p = ag->nics[i]->prof;
-		if (p && p->metrics_top_qps)
-			l.max += p->metrics_top_qps;
-	}
-	for (i = 0; i < ag->n && l.max; i++) {
-		an = ag->nics[i];
-		p = an->prof;
-		if (!p || !p->metrics_top_qps || !an->nic.id.rdma_dev[0])
-			continue;
-		msg = rt_nl_msg_dev(&ag->cmd, ROCETUNE_CMD_QP_GET,
-				    an->nic.id.rdma_dev, an->nic.port);
+	for (i = 0; i < j->n && l.max; i++) {
+		msg = rt_nl_msg_dev(nl, ROCETUNE_CMD_QP_GET, j->v[i].dev,
+				    j->v[i].port);
 		if (!msg || nla_put_u32(msg, ROCETUNE_A_QP_TOP_K,
-					p->metrics_top_qps) ||
+					j->v[i].top_k) ||
 		    nla_put_u32(msg, ROCETUNE_A_QP_TOP_BY,
 				ROCETUNE_A_QP_RX_ECN_CE_PKTS)) {
 			nlmsg_free(msg);
 			continue;
 		}
 		start = l.n;
-		err = rt_nl_dump(&ag->cmd, msg, ag_qp_cb, &l);
+		err = rt_nl_dump(nl, msg, ag_qp_cb, &l);
 		if (err) {
 			l.n = start;	/* no half answer */
 			ag_log(AG_DEBUG, "metrics: no QPs of %s/%u: %s",
-			       an->nic.id.rdma_dev, an->nic.port,
-			       strerror(-err));
+			       j->v[i].dev, j->v[i].port, strerror(-err));
 		}
 	}
 	/* QPs in the order the kernel ranks them, as long as they fit */
 	for (i = 0; i < l.n; i++) {
 		series = rt_prom_qp_series(&l.v[i]);
-		if (written + series > ag->o.max_series)
+		if (written + series > j->max_series)
 			break;
 		written += series;
 	}
 	rt_prom_write_qps(f, l.v, i);
-	ag_metrics_write_qp_limit(f, written, l.n - i, ag->o.max_series);
+	ag_metrics_write_qp_limit(f, written, l.n - i, j->max_series);
 	free(l.v);
 }
 
-void ag_fill_metrics(FILE *f, void *arg)
+/* The job's NICs: those whose profile asks for per-QP series. */
+static struct ag_mjob *ag_mjob_new(struct ag *ag)
+{
+	static bool said;		/* MetricsTopQPs= without the flag */
+	const struct rt_profile *p;
+	struct ag_nic *an;
+	struct ag_mjob *j;
+	size_t i;
+
+	j = calloc(1, sizeof(*j) + ag->n * sizeof(j->v[0]));
+	if (!j)
+		return NULL;
+	j->col = &ag->mcol;
+	j->module = ag->cmd_open;
+	j->qp_labels = ag->o.qp_labels;
+	j->max_series = ag->o.max_series;
+	for (i = 0; i < ag->n; i++) {
+		an = ag->nics[i];
+		p = an->prof;
+		if (!p || !p->metrics_top_qps)
+			continue;
+		if (!ag->o.qp_labels) {
+			/* no qpn and comm labels unless asked: they name tenants */
+			if (!said)
+				ag_log(AG_NOTICE, "%s: MetricsTopQPs=%" PRIu32 " gives no per-QP series without --metrics-qp-labels",
+				       p->path, p->metrics_top_qps);
+			said = true;
+			continue;
+		}
+		j->qp_max += p->metrics_top_qps;
+		if (!an->nic.id.rdma_dev[0])
+			continue;
+		memcpy(j->v[j->n].dev, an->nic.id.rdma_dev,
+		       sizeof(j->v[j->n].dev));
+		j->v[j->n].port = an->nic.port;
+		j->v[j->n].top_k = p->metrics_top_qps;
+		j->n++;
+	}
+	return j;
+}
+
+void *ag_fill_metrics(FILE *f, void *arg)
 {
 	struct ag *ag = arg;
 	const struct ag_stats **st;
-	struct ag_port_list *l;
-	struct nl_msg *msg;
 	size_t i;
 
 	st = calloc(ag->n ? ag->n : 1, sizeof(*st));
 	if (!st)
-		return;
+		return NULL;
 	for (i = 0; i < ag->n; i++) {
 		ag->nics[i]->st.suppressed = ag->nics[i]->rl.suppressed;
 		ag->nics[i]->st.journal_stuck =
@@ -164,13 +201,65 @@ void ag_fill_metrics(FILE *f, void *arg)
 	}
 	ag_metrics_write(f, &ag->g, st, ag->n);
 	free(st);
-	if (!ag->cmd_open)
+	return ag_mjob_new(ag);
+}
+
+/*
+ * A test hook: ROCETUNE_METRICS_DELAY_MS slows each scrape's collection
+ * (the module's port and QP dumps) by that many milliseconds, as a large
+ * QP table or a loaded kernel would.  Logged as it begins, so that a
+ * test can time an event into a collection.
+ */
+static void ag_metrics_delay(void)
+{
+	const char *s = secure_getenv("ROCETUNE_METRICS_DELAY_MS");
+	uint32_t ms;
+	struct timespec ts;
+
+	if (!s || rt_parse_u32(s, 0, 60000, &ms) || !ms)
 		return;
+	ag_log(AG_INFO, "metrics: collection held %" PRIu32 " ms (ROCETUNE_METRICS_DELAY_MS, a test hook)",
+	       ms);
+	ts.tv_sec = ms / 1000;
+	ts.tv_nsec = (long)(ms % 1000) * 1000000;
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+void ag_mcol_close(struct ag_mcol *col)
+{
+	if (col->open)
+		rt_nl_close(&col->nl);
+	col->open = false;
+}
+
+void ag_collect_metrics(FILE *f, void *job)
+{
+	struct ag_mjob *j = job;
+	struct ag_mcol *col = j->col;
+	struct ag_port_list *l;
+	struct nl_msg *msg;
+	size_t i;
+	int err;
+
+	ag_metrics_delay();
+	if (!j->module)
+		return;
+	if (!col->open) {
+		err = rt_nl_open(&col->nl);
+		if (err) {
+			ag_log(AG_DEBUG, "metrics: rocetune netlink: %s",
+			       strerror(-err));
+			return;
+		}
+		col->open = true;
+	}
 	l = calloc(1, sizeof(*l));
 	if (!l)
 		return;
-	msg = rt_nl_msg(&ag->cmd, ROCETUNE_CMD_PORT_GET);
-	if (msg && !rt_nl_dump(&ag->cmd, msg, ag_port_cb, l))
+	msg = rt_nl_msg(&col->nl, ROCETUNE_CMD_PORT_GET);
+	err = msg ? rt_nl_dump(&col->nl, msg, ag_port_cb, l) : -ENOMEM;
+	if (!err)
 		rt_prom_write_ports(f, l->v, l->n, false);
 	if (l->full)
 		ag_log(AG_DEBUG, "metrics: more than %d ports; the others left out",
@@ -178,7 +267,14 @@ void ag_fill_metrics(FILE *f, void *arg)
 	for (i = 0; i < l->n; i++)
 		rt_port_free(&l->v[i]);
 	free(l);
-	ag_fill_qps(f, ag);
+	if (j->qp_labels)
+		ag_collect_qps(f, &col->nl, j);
+	if (err && err != -ENOMEM) {
+		/* the module went, or came back: a new socket next time */
+		ag_log(AG_DEBUG, "metrics: the module's ports: %s",
+		       strerror(-err));
+		ag_mcol_close(col);
+	}
 }
 
 static void ag_status_tune(struct rt_print *pr, const struct ag_nic *an)

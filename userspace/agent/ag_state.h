@@ -95,6 +95,12 @@ struct ag_opts {
 
 struct mnl_socket;
 
+/* The metrics collector thread's own PORT_GET and QP_GET socket. */
+struct ag_mcol {
+	struct rt_nl nl;
+	bool open;
+};
+
 struct ag {
 	struct ag_opts o;
 	struct rt_profile_set set;
@@ -111,6 +117,7 @@ struct ag {
 	int tfd, sfd, lock_fd, ready_fd;
 	struct ag_status *status;	/* "rocetune agent status" */
 	struct ag_http *http;
+	struct ag_mcol mcol;		/* the collector's, ag_http's thread */
 	struct ag_web *web;		/* --web.config.file, NULL: none */
 	struct ag_global g;
 	uint64_t rescan_due_ms;
@@ -222,8 +229,19 @@ void ag_rtnl_read(struct ag *ag);
 
 /* Metrics and status (ag_report.c) --------------------------------------- */
 
-/* ag_fill_metrics() - the body of /metrics (ag_http_start()'s @fill). */
-void ag_fill_metrics(FILE *f, void *arg);
+/*
+ * ag_fill_metrics() - the agent's own series of /metrics, in the loop
+ * (ag_http_start()'s @fill); returns what ag_collect_metrics() needs for
+ * the rest (free() it), NULL when out of memory.
+ */
+void *ag_fill_metrics(FILE *f, void *arg);
+/*
+ * ag_collect_metrics() - the rest of /metrics, in the collector thread:
+ * the module's port and per-QP series, by the job's socket.
+ */
+void ag_collect_metrics(FILE *f, void *job);
+/* ag_mcol_close() - the collector's socket, once its thread is gone. */
+void ag_mcol_close(struct ag_mcol *col);
 /* ag_fill_status() - the status answer (ag_status_start()'s @fill). */
 void ag_fill_status(FILE *f, bool json, bool pretty, void *arg);
 

@@ -479,13 +479,25 @@ struct ag_http;
 #define AG_HTTP_TIMEOUT_S	10	/* an idle connection is closed */
 
 /*
+ * The body of /metrics, in two parts: @fill writes the first in the loop
+ * and returns a job (malloc()ed, NULL: out of memory, the body ends
+ * there); @collect writes the rest from the job in the collector thread,
+ * where it may wait (netlink dumps) while the loop goes on.
+ */
+struct ag_http_src {
+	void *(*fill)(FILE *f, void *arg);
+	void (*collect)(FILE *f, void *job);
+	void *arg;
+};
+
+/*
  * ag_http_start() - listen on "ADDR:PORT": ":9101" every IPv4 and IPv6
  * address, "[::1]:9101", "127.0.0.1:9101", or a host name's every
- * address; with @web (may be NULL) for TLS and basic auth.  @fill writes
- * the body of /metrics.  Returns NULL (logged) on failure.
+ * address; with @web (may be NULL) for TLS and basic auth, and its
+ * collector thread.  Returns NULL (logged) on failure.
  */
 struct ag_http *ag_http_start(const char *listen, struct ag_web *web,
-			      void (*fill)(FILE *f, void *arg), void *arg);
+			      const struct ag_http_src *src);
 int ag_http_fd(const struct ag_http *h);
 /* ag_http_timeout_ms() - how long poll() may wait for it, -1: forever. */
 int ag_http_timeout_ms(struct ag_http *h);

@@ -549,8 +549,13 @@ static int ag_start(struct ag *ag)
 	if (!ag->status)
 		return -1;
 	if (ag->o.metrics_listen) {
-		ag->http = ag_http_start(ag->o.metrics_listen, ag->web,
-					 ag_fill_metrics, ag);
+		const struct ag_http_src src = {
+			.fill = ag_fill_metrics,
+			.collect = ag_collect_metrics,
+			.arg = ag,
+		};
+
+		ag->http = ag_http_start(ag->o.metrics_listen, ag->web, &src);
 		if (!ag->http)
 			return -1;
 	}
@@ -572,6 +577,7 @@ static void ag_stop(struct ag *ag)
 
 	sd_notify(0, "STOPPING=1");
 	ag_http_stop(ag->http);
+	ag_mcol_close(&ag->mcol);	/* its thread is gone */
 	ag_web_free(ag->web);
 	ag_status_stop(ag->status);
 	for (i = 0; i < ag->n; i++)

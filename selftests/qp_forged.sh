@@ -373,23 +373,71 @@ pp_qpn() {
 			\"\\(.lqpn) \\(.rqpn)\"" | head -n 1 | grep .
 }
 
+# pp_new_qpn DEV PID: the QP number of process PID's only QP on DEV, one
+# that is not connected yet (RESET or INIT); fails, saying what rdma
+# lists, unless there is exactly one such QP and no other of PID.
+pp_new_qpn() {
+	local qps
+
+	qps=$(rdma -j res show qp link "$1" |
+		jq -e -c "[.[] | select(.pid == $2 and .lqpn > 1)]") || return 1
+	[ "$(jq length <<< "$qps")" != 0 ] || return 1
+	if ! jq -e 'length == 1 and (.[0].state == "INIT" or .[0].state == "RESET")' \
+		<<< "$qps" > /dev/null; then
+		echo "process $2 has not exactly one unconnected QP on $1: rdma lists $qps"
+		return 1
+	fi
+	jq -r '.[0].lqpn' <<< "$qps"
+}
+
+# acks_live PCAP QPN T0 T1: "ALL LIVE DURING OFF": in PCAP, the capture on
+# the peer's netdev, the ACKs (opcode 0x11) from the peer to QP QPN, those
+# of them that left after the first forged ACK to QPN (UDP source port
+# FORGE_SPORT), the forged ACKs that left between the first and the last
+# of the peer's, and the packets of both kinds stamped outside [T0, T1]
+# (seconds of CLOCK_REALTIME).  Both kinds leave by the peer's netdev
+# towards the QP's in the order they arrive there, and its tap stamps
+# each on CLOCK_REALTIME as it leaves; the QP's netdev is no good for
+# this, as on 6.12 the peer's ACKs keep the sender's stamp (another
+# clock) there while the forged ones are stamped on arrival.
+acks_live() {
+	local dq="udp[8] == 0x11 and udp[13:2] = $(($2 >> 8)) and udp[15] = $(($2 & 255))"
+
+	{
+		tcpdump -tt -nr "$1" "src host $RT_IP1 and dst host $RT_IP0 and $dq" 2> /dev/null |
+			awk '{ print $1, "g" }'
+		tcpdump -tt -nr "$1" "udp src port $FORGE_SPORT and dst host $RT_IP0 and $dq" 2> /dev/null |
+			awk '{ print $1, "f" }'
+	} | sort -n | awk -v t0="$3" -v t1="$4" '
+		$1 < t0 || $1 > t1 { off++ }
+		$2 == "f" { f++; if (f == 1) seen = 1; if (g) fl++ }
+		$2 == "g" { if (seen) live++; g++; during = fl }
+		END { print g + 0, live + 0, during + 0, off + 0 }'
+}
+
 # spoofed_acks_no_rtt: for the whole life of an ibv_rc_pingpong (every
 # request asks for an ACK), an unprivileged user sends ACKs with a valid
 # ICRC from an address that is not the QP's peer, at PSNs a quarter of
 # the PSN space apart (one of them is always at or after the outstanding
-# request's): they end no probe and make no sample.  The forgers run
-# until the client has ended, so every round trip of the module's window
-# was measured while forged ACKs came.  The oracle is the capture: the
+# request's): they end no probe and make no sample.  The traffic waits
+# for the forgers: the server is stopped (SIGSTOP) once it listens, so the
+# client creates its QP, connects to the server's socket and waits for
+# its reply; the forgers get the client's QP number, and only once their
+# ACKs arrive does the server go on (SIGCONT).  The forgers run until the
+# client has ended, so every round trip was measured while forged ACKs
+# came, however slow the host (the capture shows it).  The oracle is the capture: the
 # module's window must be the round trips that the genuine ACKs in it
 # make (rt_rtt.py, as qp_rtt.sh checks it), and every forged ACK is
 # counted on the device as dropped, none on the QP.
 spoofed_acks_no_rtt() {
-	local spid cpid q0 r0 psn before after arrived fpids=() acks1
+	local spid cpid q0 q1 r0 s1 r1 psn before after arrived fpids=() acks1 all live during
+	local off t0 t1
 	local d f rtt_caps=() iters=3000
 
 	RET=0
 	qp_reload
 	check_err $? "cannot load rocetune.ko"
+	t0=$(date +%s.%N)
 	before=$(bad_sum "$RT_RXE0")
 	check_err $? "no QP stats of $RT_RXE0"
 	for d in "$RT_NETDEV0" "$RT_NETDEV1"; do
@@ -414,17 +462,43 @@ spoofed_acks_no_rtt() {
 	spid=$!
 	wait_for 10 rt_port_listening "$PORT"
 	check_err $? "the ibv_rc_pingpong server does not listen"
+	# Stopped, the server's socket still takes the client's connection
+	# (the backlog), the client sends its QP's address and waits.
+	kill -STOP "$spid"
+	check_err $? "cannot stop the ibv_rc_pingpong server"
 	ibv_rc_pingpong -d "$RT_RXE0" -g "$G0" -p "$PORT" -s 64 -n "$iters" \
 		"$RT_IP1" > "$OUT/ack-client.log" 2>&1 &
 	cpid=$!
-	wait_for 30 pp_qpn "$RT_RXE0" "$cpid" > /dev/null
-	check_err $? "rdma shows no connected QP of the client $cpid"
-	read -r q0 r0 < <(pp_qpn "$RT_RXE0" "$cpid")
+	wait_for 30 pp_new_qpn "$RT_RXE0" "$cpid" > /dev/null
+	q0=$(pp_new_qpn "$RT_RXE0" "$cpid")
+	if ! [[ "$q0" =~ ^[0-9]+$ ]]; then
+		check_err 1 "no QP of the client $cpid to aim the forgers at: ${q0:-rdma lists none}"
+		kill -CONT "$spid"
+		kill "$cpid" "$spid" 2> /dev/null
+		pkill -f "$FORGE_DIR/rt_forge.py"
+		kill -INT "${rtt_caps[@]}" 2> /dev/null
+		wait "$cpid" "$spid" "${fpids[@]}" "${rtt_caps[@]}" 2> /dev/null
+		log_test "ACKs from a non-peer end no probe and make no round trip; each is dropped on the device"
+		return
+	fi
+	echo "# the forgers aim at QP $q0, the client's only QP (not connected yet)"
 	qpn_publish ack-qpn "$q0"
 	check_err $? "cannot hand the forgers the QP number"
 	wait_for 30 test "$(bad_sum "$RT_RXE0")" -gt "$before"
 	check_err $? "no forged ACK reached $RT_RXE0"
 	acks1=$(qp_field "$RT_RXE0" "$q0" rtt_samples)
+	check_err $? "no entry of the client's QP $q0"
+	kill -CONT "$spid"
+	check_err $? "cannot continue the ibv_rc_pingpong server"
+	# The QP the forgers aim at is the one connected to the server's.
+	wait_for 30 pp_qpn "$RT_RXE0" "$cpid" > /dev/null
+	check_err $? "rdma shows no connected QP of the client $cpid"
+	read -r q1 r0 < <(pp_qpn "$RT_RXE0" "$cpid")
+	wait_for 30 pp_qpn "$RT_RXE1" "$spid" > /dev/null
+	check_err $? "rdma shows no connected QP of the server $spid"
+	read -r s1 r1 < <(pp_qpn "$RT_RXE1" "$spid")
+	[ "$q1" = "$q0" ] && [ "$r1" = "$q0" ] && [ "$s1" = "$r0" ]
+	check_err $? "the forgers aim at QP $q0, but the client's connected QP is ${q1:-none} (remote ${r0:-none}) and the server's ${s1:-none} (remote ${r1:-none}): $(rdma res show qp link "$RT_RXE0"; rdma res show qp link "$RT_RXE1")"
 	if ! wait_for 100 rt_exited "$cpid"; then
 		check_err 1 "ibv_rc_pingpong has not ended in 100 s: QP $q0 $(qp_field "$RT_RXE0" "$q0" rtt_samples) round trips; $(rdma res show qp link "$RT_RXE0/1" lqpn "$q0")"
 		kill "$cpid" "$spid" 2> /dev/null
@@ -441,11 +515,12 @@ spoofed_acks_no_rtt() {
 	pkill -f "$FORGE_DIR/rt_forge.py"
 	wait "${fpids[@]}" 2> /dev/null
 	echo "# QP $q0: $iters round trips, $acks1 of them measured before forged ACKs came"
-	[ $((iters - acks1)) -ge 128 ]
-	check_err $? "only $((iters - acks1)) round trips while forged ACKs came: make the client longer"
+	[ "$acks1" = 0 ]
+	check_err $? "$acks1 round trips before the server went on: the traffic did not wait for the forged ACKs"
 	sleep 2.5
 	kill -INT "${rtt_caps[@]}" 2> /dev/null
 	wait "${rtt_caps[@]}" 2> /dev/null
+	t1=$(date +%s.%N)
 	for d in "$RT_NETDEV0" "$RT_NETDEV1"; do
 		grep -q '^0 packets dropped by kernel' "$OUT/ack-$d.log"
 		check_err $? "the capture on $d dropped packets"
@@ -460,6 +535,14 @@ spoofed_acks_no_rtt() {
 	after=$(bad_sum "$RT_RXE0")
 	arrived=$(tcpdump -nr "$CAP/ack-$RT_NETDEV0.pcap" \
 		"udp src port $FORGE_SPORT and dst host $RT_IP0" 2> /dev/null | wc -l)
+	# The capture: the client's round trips (the peer's ACKs to it) after
+	# the first forged ACK, and the forged ACKs between its first and last.
+	read -r all live during off < <(acks_live "$CAP/ack-$RT_NETDEV1.pcap" "$q0" "$t0" "$t1")
+	echo "# capture on $RT_NETDEV1: $live of QP $q0's $all ACKs from its peer left after the first forged ACK to it; $during forged ACKs left between its first and last"
+	[ "${off:-1}" = 0 ]
+	check_err $? "${off:-all} packets of the capture on $RT_NETDEV1 are stamped outside the test's time on CLOCK_REALTIME: their order cannot be read"
+	[ "${all:-0}" -ge 128 ] && [ "$live" = "$all" ] && [ "${during:-0}" -ge 128 ]
+	check_err $? "${live:-0} of ${all:-0} ACKs from the peer to QP $q0 after the first forged ACK to it, ${during:-0} forged ACKs among them (all, at least 128 each)"
 	echo "# $arrived forged ACKs arrived at $RT_NETDEV0; dropped or unattributed: $((after - before))"
 	[ "$arrived" -gt "$iters" ] && [ $((after - before)) = "$arrived" ]
 	check_err $? "$((after - before)) of $arrived forged ACKs dropped or unattributed (fewer than one per round trip is too few)"

@@ -36,6 +36,7 @@ ALL_TESTS="
 	storm_restart_resync
 	storm_end_lost
 	storm_action_skipped
+	ready_endpoint
 	storm_slow_scrapes
 	sigterm_stops
 "
@@ -302,6 +303,8 @@ EOF
 	check_err $? "no READY=1: $out"
 	grep -E "STATUS=[0-9]+ RoCE NIC" <<< "$out" > /dev/null
 	check_err $? "no STATUS=: $out"
+	grep -E "READY=1\|STATUS=[0-9]+ RoCE NIC[^|]*; ready" <<< "$out" > /dev/null
+	check_err $? "STATUS= with READY=1 does not say ready: $out"
 	grep -x "applied-before-ready" <<< "$out" > /dev/null
 	check_err $? "READY=1 before the start apply: $out"
 	grep -x "exit 0" <<< "$out" > /dev/null
@@ -679,6 +682,74 @@ scrape_loop() {
 	while :; do
 		curl -s --max-time 60 "http://127.0.0.1:$PORT/metrics" > /dev/null
 	done
+}
+
+# ready_code: the HTTP status of GET /ready; its body in $WORK/ready.
+ready_code() {
+	curl -s -o "$WORK/ready" -w '%{http_code}' "http://127.0.0.1:$PORT/ready"
+}
+
+ready_code_is() {
+	[ "$(ready_code)" = "$1" ]
+}
+
+ready_metric() {
+	curl -sf "http://127.0.0.1:$PORT/metrics" |
+		sed -n 's/^rocetune_agent_ready //p'
+}
+
+# Readiness, what a rollout gates on: true after the start applies; a
+# reload whose apply the NIC refuses (its cc files locked down, as under
+# Secure Boot) makes GET /ready 503 naming the NIC and the result, the
+# gauge 0 and "agent status" false, and the agent says so, as long as it
+# lasts; once the profile is in force again, all are back to ready.
+ready_endpoint() {
+	RET=0
+	# run alone (RT_ONLY_TESTS), the NIC hotplug_applies adds
+	[ -e "/sys/class/net/$HDEV" ] || echo "$HID mlx5" > "$SIM_BUS/new_device" ||
+		check_err 1 "cannot add a simulated NIC"
+	restart_agent ready
+	check_err $? "no start apply after the restart: $(tail -5 "$LOG")"
+	wait_for 30 ready_code_is 200
+	check_err $? "not ready after the start applies: $(ready_code) $(cat "$WORK/ready")"
+	expect "GET /ready body" "$(cat "$WORK/ready")" "ready"
+	expect "rocetune_agent_ready" "$(ready_metric)" 1
+	expect "agent status .ready" "$(status_json | jq -c '[.ready, .not_ready]')" '[true,[]]'
+
+	# the cc files refused as under Secure Boot lockdown, until undone
+	echo 1 > "$DFS/$ID/cc_lockdown" ||
+		check_err 1 "cannot set cc_lockdown"
+	sed -i 's/^CNPDSCP=46$/CNPDSCP=44/' "$ROCETUNE_PROFILE_DIR/50-main.conf"
+	kill -HUP "$AGENT_PID"
+	wait_for 30 ready_code_is 503
+	check_err $? "still ready with its cc files refused: $(cat "$WORK/ready")"
+	grep -E "^$DEV: profile 50-main.conf: last apply invalid: .*[Ll]ockdown" "$WORK/ready" > /dev/null
+	check_err $? "GET /ready does not name $DEV, its result and lockdown: $(cat "$WORK/ready")"
+	expect "rocetune_agent_ready, cc files refused" "$(ready_metric)" 0
+	expect "agent status .ready, cc files refused" \
+		"$(status_json | jq -r '.ready, (.not_ready | length > 0)' | tr '\n' ' ')" "false true "
+	wait_log 10 "not ready: .*$DEV: profile 50-main.conf: last apply invalid"
+	check_err $? "no \"not ready\" logged: $(tail -3 "$LOG")"
+	sleep 2		# two drift polls: still not ready
+	expect "GET /ready, cc files refused 2 s later" "$(ready_code)" 503
+
+	echo 0 > "$DFS/$ID/cc_lockdown"
+	kill -HUP "$AGENT_PID"
+	wait_for 30 ready_code_is 200
+	check_err $? "not ready again after the profile landed: $(ready_code) $(cat "$WORK/ready")"
+	cc_is np_cnp_dscp 44
+	check_err $? "np_cnp_dscp $(cat "$CC/np_cnp_dscp"), the profile says 44"
+	expect "rocetune_agent_ready again" "$(ready_metric)" 1
+	wait_log 10 "ready: every NIC has its profile in force"
+	check_err $? "no \"ready\" logged: $(tail -3 "$LOG")"
+
+	write_main_profile
+	kill -HUP "$AGENT_PID"
+	wait_for 30 cc_is np_cnp_dscp 46
+	check_err $? "the main profile not back in force"
+	wait_for 30 ready_code_is 200
+	check_err $? "not ready with the main profile: $(cat "$WORK/ready")"
+	log_test "readiness: GET /ready, rocetune_agent_ready and agent status false while a reload's apply is refused, naming the NIC; true once it lands"
 }
 
 # held_count: how many scrape collections the agent has begun.

@@ -298,8 +298,19 @@ static enum MHD_Result ag_http_handler(void *cls, struct MHD_Connection *c,
 		}
 		return ag_http_scrape(h, c, con_cls, body, len, job);
 	}
+	if (!strcmp(url, "/ready") && h->src.ready) {
+		bool ready = !h->src.ready(f, h->src.arg);
+
+		if (ready)
+			fputs("ready\n", f);
+		if (fclose(f))
+			return MHD_NO;
+		return ag_http_reply(c, ready ? MHD_HTTP_OK :
+				     MHD_HTTP_SERVICE_UNAVAILABLE,
+				     "text/plain; charset=utf-8", body, len);
+	}
 	if (!strcmp(url, "/")) {
-		fputs("rocetuned: metrics at /metrics\n", f);
+		fputs("rocetuned: metrics at /metrics, readiness at /ready\n", f);
 		if (fclose(f))
 			return MHD_NO;
 		return ag_http_reply(c, MHD_HTTP_OK, "text/plain", body, len);

@@ -379,6 +379,9 @@ void ag_metrics_write(FILE *f, const struct ag_global *g,
 	ag_write_global(f, "rocetune_agent_module_connected", "gauge",
 			"1 when the agent receives rocetune.ko's events (hotplug, pause storms).",
 			g->module ? "1" : "0");
+	ag_write_global(f, "rocetune_agent_ready", "gauge",
+			"1 when every NIC a profile matches has it in force (GET /ready says why not).",
+			g->ready ? "1" : "0");
 	snprintf(buf, sizeof(buf), "%zu", n);
 	ag_write_global(f, "rocetune_agent_nics", "gauge",
 			"RoCE NICs the agent sees.", buf);

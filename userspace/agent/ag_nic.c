@@ -175,7 +175,15 @@ int ag_apply(struct ag *ag, struct ag_nic *an, const struct rt_profile *p,
 	if (ret)
 		an->st.failures++;
 	an->last_result = res->result;
+	/* an invalid profile: its first reason, as "agent status" and /ready say */
 	snprintf(an->last_error, sizeof(an->last_error), "%s", res->error);
+	if (res->result == RT_RES_INVALID && res->diag.n) {
+		size_t len = strlen(an->last_error);
+
+		snprintf(an->last_error + len, sizeof(an->last_error) - len,
+			 "%s%.*s", len ? ": " : "",
+			 (int)(sizeof(an->last_error) - 1), res->diag.msg[0]);
+	}
 	an->last_apply_wall = ag_wall();
 	an->st.last_apply_time_s = an->last_apply_wall;
 	an->applied_once = true;

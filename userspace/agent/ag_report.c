@@ -183,6 +183,53 @@ static struct ag_mjob *ag_mjob_new(struct ag *ag)
 	return j;
 }
 
+size_t ag_ready_reasons(struct ag *ag, FILE *f)
+{
+	struct ag_ready_in in = {
+		.started = ag->ready,
+		.reload_error = ag->reload_error,
+		.n = ag->n,
+	};
+	struct ag_ready_nic *v;
+	struct ag_nic *an;
+	size_t i, n;
+
+	v = calloc(ag->n ? ag->n : 1, sizeof(*v));
+	if (!v) {
+		if (f)
+			fputs("out of memory\n", f);
+		return 1;
+	}
+	for (i = 0; i < ag->n; i++) {
+		an = ag->nics[i];
+		v[i].netdev = an->nic.id.netdev;
+		v[i].profile = an->prof != NULL;
+		v[i].profile_name = an->prof ? an->prof->name : "";
+		v[i].applied = an->applied_once;
+		v[i].busy = an->apply_busy;
+		v[i].last = an->last_result;
+		v[i].last_error = an->last_error;
+		v[i].drift_left = an->drift == AG_DRIFT_REPORTED ||
+				  an->drift == AG_DRIFT_SUPPRESSED;
+		v[i].drift_why = an->drift == AG_DRIFT_REPORTED ?
+				 "OnDrift=report" :
+				 "its re-apply limit was reached";
+		v[i].journal_stuck = an->prof &&
+			rt_journal_status(&an->nic, NULL, 0) ==
+			RT_JOURNAL_STUCK;
+		v[i].storm_action = an->st.action_active;
+	}
+	in.nics = v;
+	n = ag_ready_write(f, &in);
+	free(v);
+	return n;
+}
+
+int ag_fill_ready(FILE *f, void *arg)
+{
+	return ag_ready_reasons(arg, f) ? -1 : 0;
+}
+
 void *ag_fill_metrics(FILE *f, void *arg)
 {
 	struct ag *ag = arg;
@@ -199,6 +246,7 @@ void *ag_fill_metrics(FILE *f, void *arg)
 			RT_JOURNAL_STUCK;
 		st[i] = &ag->nics[i]->st;
 	}
+	ag->g.ready = !ag_ready_reasons(ag, NULL);
 	ag_metrics_write(f, &ag->g, st, ag->n);
 	free(st);
 	return ag_mjob_new(ag);
@@ -412,6 +460,30 @@ static void ag_status_nic(struct rt_print *pr, const struct ag *ag,
 	rt_print_close_object(pr);
 }
 
+/* "ready": true, or false and "not_ready": the reasons, as GET /ready. */
+static void ag_status_ready(struct rt_print *pr, struct ag *ag)
+{
+	char *t = NULL, *line, *save = NULL;
+	size_t len = 0, n;
+	FILE *f;
+
+	f = open_memstream(&t, &len);
+	if (!f)
+		return;
+	n = ag_ready_reasons(ag, f);
+	if (fclose(f)) {
+		free(t);
+		return;
+	}
+	rt_print_bool(pr, RT_PRINT_ANY, "ready", "  ready: %s\n", !n);
+	rt_print_open_array(pr, "not_ready");
+	for (line = strtok_r(t, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		rt_print_string(pr, RT_PRINT_ANY, NULL, "    %s\n", line);
+	rt_print_close_array(pr);
+	free(t);
+}
+
 void ag_fill_status(FILE *f, bool json, bool pretty, void *arg)
 {
 	struct ag *ag = arg;
@@ -438,6 +510,7 @@ void ag_fill_status(FILE *f, bool json, bool pretty, void *arg)
 	if (ag->reload_error[0])
 		rt_print_string(&pr, RT_PRINT_ANY, "reload_error",
 				"  reload error: %s\n", ag->reload_error);
+	ag_status_ready(&pr, ag);
 	rt_print_open_array(&pr, "nics");
 	for (i = 0; i < ag->n; i++)
 		ag_status_nic(&pr, ag, ag->nics[i]);

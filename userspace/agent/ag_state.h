@@ -128,6 +128,7 @@ struct ag {
 	uint64_t periodic_rescan_ms;
 	char reload_error[RT_DIAG_LEN];
 	bool ready;			/* READY=1 sent */
+	char ready_text[1024];		/* why not ready, as last said */
 	uint64_t watchdog_ms;		/* WatchdogSec=, 0: none */
 	uint64_t watchdog_due_ms;	/* the next WATCHDOG=1 */
 	bool stop;
@@ -242,6 +243,13 @@ void *ag_fill_metrics(FILE *f, void *arg);
 void ag_collect_metrics(FILE *f, void *job);
 /* ag_mcol_close() - the collector's socket, once its thread is gone. */
 void ag_mcol_close(struct ag_mcol *col);
+/*
+ * ag_ready_reasons() - why the agent is not ready (ag_ready_write()), on
+ * @f unless it is NULL; 0 when ready.
+ */
+size_t ag_ready_reasons(struct ag *ag, FILE *f);
+/* ag_fill_ready() - GET /ready (ag_http_start()'s @ready): 0 when ready. */
+int ag_fill_ready(FILE *f, void *arg);
 /* ag_fill_status() - the status answer (ag_status_start()'s @fill). */
 void ag_fill_status(FILE *f, bool json, bool pretty, void *arg);
 

@@ -387,6 +387,7 @@ struct ag_global {
 	uint64_t rescans;
 	struct ag_hist storm_latency;	/* kernel event -> action applied */
 	struct ag_hist hotplug_latency;	/* appearance -> profile applied */
+	bool ready;			/* ag_ready_write() found no reason */
 };
 
 const char *ag_act_name(enum ag_act a);
@@ -403,6 +404,37 @@ void ag_metrics_write(FILE *f, const struct ag_global *g,
  */
 void ag_metrics_write_qp_limit(FILE *f, size_t series, size_t dropped,
 			       uint32_t max);
+
+/* Readiness (ag_ready.c) ------------------------------------------------- */
+
+/* What readiness needs to know of one NIC. */
+struct ag_ready_nic {
+	const char *netdev;
+	bool profile;			/* a profile matches it */
+	const char *profile_name;
+	bool applied;			/* an apply has ended */
+	bool busy;			/* its apply waits for the NIC's lock */
+	enum rt_result last;		/* the last apply's result */
+	const char *last_error;
+	bool drift_left;		/* drift found and not written back */
+	const char *drift_why;		/* "re-apply limit reached", ... */
+	bool journal_stuck;
+	bool storm_action;		/* a storm action is in force */
+};
+
+struct ag_ready_in {
+	bool started;			/* the start-up applies are done */
+	const char *reload_error;	/* "" or NULL: the last reload was ok */
+	const struct ag_ready_nic *nics;
+	size_t n;
+};
+
+/*
+ * ag_ready_write() - why the agent is not ready, one line per reason,
+ * each naming its NIC, on @f (NULL: only count them).  Returns the number
+ * of reasons: 0 when ready.
+ */
+size_t ag_ready_write(FILE *f, const struct ag_ready_in *in);
 
 /* rtnetlink notifications (ag_rtnl.c) ------------------------------------ */
 
@@ -482,11 +514,14 @@ struct ag_http;
  * The body of /metrics, in two parts: @fill writes the first in the loop
  * and returns a job (malloc()ed, NULL: out of memory, the body ends
  * there); @collect writes the rest from the job in the collector thread,
- * where it may wait (netlink dumps) while the loop goes on.
+ * where it may wait (netlink dumps) while the loop goes on.  @ready
+ * (may be NULL: no /ready) writes why the agent is not ready and returns
+ * 0 when it is: 200 "ready", else 503 with its lines.
  */
 struct ag_http_src {
 	void *(*fill)(FILE *f, void *arg);
 	void (*collect)(FILE *f, void *job);
+	int (*ready)(FILE *f, void *arg);	/* GET /ready: 0 ready */
 	void *arg;
 };
 

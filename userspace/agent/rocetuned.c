@@ -68,18 +68,68 @@ static void ag_log_diag(const struct rt_diag *d)
 		ag_log(AG_ERR, "%s", d->msg[i]);
 }
 
-/* STATUS= (after @pre, e.g. "READY=1\n"). */
+/*
+ * Why the agent is not ready, as GET /ready says it, into ag->ready_text
+ * (lines joined by ";"); a change after the start is logged.  True when
+ * it changed.
+ */
+static bool ag_ready_text(struct ag *ag)
+{
+	char before[sizeof(ag->ready_text)];
+	char *t = NULL, *nl;
+	size_t len = 0;
+	FILE *f;
+
+	f = open_memstream(&t, &len);
+	if (!f)
+		return false;
+	ag_ready_reasons(ag, f);
+	if (fclose(f)) {
+		free(t);
+		return false;
+	}
+	if (len && t[len - 1] == '\n')
+		t[--len] = '\0';
+	while ((nl = strchr(t, '\n')))
+		*nl = ';';
+	memcpy(before, ag->ready_text, sizeof(before));
+	snprintf(ag->ready_text, sizeof(ag->ready_text), "%s", t);
+	free(t);
+	if (!strcmp(before, ag->ready_text))
+		return false;
+	if (!ag->ready)
+		;		/* READY=1 says it first */
+	else if (ag->ready_text[0])
+		ag_log(AG_NOTICE, "not ready: %s", ag->ready_text);
+	else
+		ag_log(AG_NOTICE, "ready: every NIC has its profile in force (was: %s)",
+		       before);
+	return true;
+}
+
+/* STATUS= (after @pre, e.g. "READY=1\n"), with readiness. */
 static void ag_notify_status(struct ag *ag, const char *pre)
 {
 	size_t i, with = 0;
 
+	ag_ready_text(ag);
 	for (i = 0; i < ag->n; i++)
 		with += ag->nics[i]->prof != NULL;
-	sd_notifyf(0, "%sSTATUS=%zu RoCE NIC%s, %zu with a profile; %u profile%s%s%s",
+	sd_notifyf(0, "%sSTATUS=%zu RoCE NIC%s, %zu with a profile; %u profile%s; %s%s",
 		   pre, ag->n, ag->n == 1 ? "" : "s", with, ag->set.n,
 		   ag->set.n == 1 ? "" : "s",
-		   ag->reload_error[0] ? "; last reload FAILED: " : "",
-		   ag->reload_error);
+		   ag->ready_text[0] ? "NOT READY: " : "ready",
+		   ag->ready_text);
+}
+
+/*
+ * After each turn of the loop: readiness that changed is logged and
+ * sent as STATUS= (what systemctl status shows).
+ */
+static void ag_ready_update(struct ag *ag)
+{
+	if (ag->ready && ag_ready_text(ag))
+		ag_notify_status(ag, "");
 }
 
 static void ag_reload(struct ag *ag)
@@ -348,8 +398,8 @@ static void ag_ready(struct ag *ag)
 		close(ag->ready_fd);
 		ag->ready_fd = -1;
 	}
+	ag->ready = true;	/* the start-up applies are done */
 	ag_notify_status(ag, "READY=1\n");
-	ag->ready = true;
 }
 
 static int ag_signals(struct ag *ag)
@@ -552,6 +602,7 @@ static int ag_start(struct ag *ag)
 		const struct ag_http_src src = {
 			.fill = ag_fill_metrics,
 			.collect = ag_collect_metrics,
+			.ready = ag_fill_ready,
 			.arg = ag,
 		};
 
@@ -666,6 +717,7 @@ static void ag_loop(struct ag *ag)
 		ag_status_run(ag->status, pfd + AG_FD_STATUS);
 		if (ag->http)
 			ag_http_run(ag->http);
+		ag_ready_update(ag);
 	}
 }
 

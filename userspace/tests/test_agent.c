@@ -1409,6 +1409,73 @@ static void status_silent_clients_do_not_block(void **state)
 	unsetenv("ROCETUNE_RUN_DIR");
 }
 
+/* ag_ready_write() on @in: the count, and the text in @buf. */
+static size_t ready_text(const struct ag_ready_in *in, char *buf, size_t len)
+{
+	FILE *f;
+	size_t n;
+
+	memset(buf, 0, len);
+	f = fmemopen(buf, len, "w");
+	assert_non_null(f);
+	n = ag_ready_write(f, in);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(ag_ready_write(NULL, in), n);
+	return n;
+}
+
+/* Each reason the agent is not ready names its NIC; a NIC without a
+ * profile asks nothing. */
+static void ready_reasons(void **state)
+{
+	struct ag_ready_nic v[2] = {
+		{ .netdev = "eth1", .profile = true, .profile_name = "50-a.conf",
+		  .applied = true, .last = RT_RES_APPLIED },
+		{ .netdev = "eth2", .profile = false },
+	};
+	struct ag_ready_in in = { .started = true, .reload_error = "",
+				  .nics = v, .n = 2 };
+	char buf[2048];
+
+	(void)state;
+	assert_int_equal(ready_text(&in, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "");
+	v[0].last = RT_RES_UNCHANGED;
+	assert_int_equal(ready_text(&in, buf, sizeof(buf)), 0);
+
+	in.started = false;
+	assert_int_equal(ready_text(&in, buf, sizeof(buf)), 1);
+	assert_string_equal(buf, "the start-up applies are not done\n");
+	in.started = true;
+
+	v[0].last = RT_RES_ROLLED_BACK;
+	v[0].last_error = "PFC: Invalid argument";
+	assert_int_equal(ready_text(&in, buf, sizeof(buf)), 1);
+	assert_string_equal(buf, "eth1: profile 50-a.conf: last apply rolled-back: PFC: Invalid argument\n");
+
+	v[0].busy = true;		/* the wait is what it is now */
+	assert_int_equal(ready_text(&in, buf, sizeof(buf)), 1);
+	assert_non_null(strstr(buf, "eth1: its apply waits for the NIC's lock"));
+	v[0].busy = false;
+	v[0].applied = false;
+	assert_int_equal(ready_text(&in, buf, sizeof(buf)), 1);
+	assert_string_equal(buf, "eth1: profile 50-a.conf not applied yet\n");
+	v[0].applied = true;
+	v[0].last = RT_RES_APPLIED;
+
+	v[0].drift_left = true;
+	v[0].drift_why = "OnDrift=report";
+	v[0].journal_stuck = true;
+	v[0].storm_action = true;
+	in.reload_error = "errors in 10-x.conf";
+	assert_int_equal(ready_text(&in, buf, sizeof(buf)), 4);
+	assert_non_null(strstr(buf, "the last profile reload failed (the profiles before stay in force): errors in 10-x.conf\n"));
+	assert_non_null(strstr(buf, "eth1: drifted from profile 50-a.conf, left so (OnDrift=report)\n"));
+	assert_non_null(strstr(buf, "eth1: a stuck journal blocks its applies"));
+	assert_non_null(strstr(buf, "eth1: a pause storm action is in force\n"));
+	assert_null(strstr(buf, "eth2"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1433,6 +1500,7 @@ int main(void)
 		cmocka_unit_test(drift_table_bounded),
 		cmocka_unit_test(rtnl_messages),
 		cmocka_unit_test(status_silent_clients_do_not_block),
+		cmocka_unit_test(ready_reasons),
 	};
 
 	ag_log_init(false, AG_ERR);
